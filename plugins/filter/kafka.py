@@ -1,0 +1,223 @@
+# Copyright: kafkaops.mirrormaker contributors
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Filters for installing Kafka and settling KRaft cluster ids."""
+
+from __future__ import annotations
+
+import base64
+import re
+import uuid
+
+from ansible.errors import AnsibleFilterError
+
+_HEX128 = re.compile(r"[0-9a-fA-F]{128}")
+# Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.
+CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
+
+
+def kafka_sha512(text):
+    """Extract the sha512 from a checksum file.
+
+    Accepts `sha512sum` output (`<hex>  <name>`) and the multi-line, upper-case, space-grouped
+    `gpg --print-md SHA512` layout that Apache publishes (`<name>: 1F8A BBE3 ...`).
+    """
+    if not isinstance(text, str):
+        raise AnsibleFilterError("kafka_sha512: expected the text of a .sha512 file, got %r" % type(text))
+    body = text.split(":", 1)[1] if re.match(r"^\s*[^\s:]+\.tgz\s*:", text) else text
+    compact = re.sub(r"\s+", "", body)
+    match = _HEX128.match(compact) or _HEX128.search(text)
+    if not match:
+        raise AnsibleFilterError("kafka_sha512: no sha512 (128 hex digits) found in %r" % text[:200])
+    return match.group(0).lower()
+
+
+def new_cluster_id():
+    """A random KRaft cluster id, as `kafka-storage.sh random-uuid` makes them."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+        # Kafka never hands out ids starting with '-': they read as CLI flags.
+        if not text.startswith("-"):
+            return text
+
+
+def kafka_cluster_ids(members):
+    """Settle one cluster id per cluster from what each host knows.
+
+    `members` is a list of {host, cluster, given, existing}: the id the inventory gives, and the
+    id found in the host's formatted storage (meta.properties). Per cluster the result is the given
+    id, else the id already on disk, else a new one: formatted storage is never re-labelled, and
+    a cluster gets one id however many hosts it has.
+    """
+    clusters = {}
+    for member in members:
+        entry = clusters.setdefault(member["cluster"], {"given": set(), "existing": {}})
+        if member.get("given"):
+            entry["given"].add(member["given"])
+        if member.get("existing"):
+            entry["existing"][member["host"]] = member["existing"]
+
+    result = {}
+    for name, entry in sorted(clusters.items()):
+        given = sorted(entry["given"])
+        on_disk = sorted(set(entry["existing"].values()))
+        if len(given) > 1:
+            raise AnsibleFilterError(
+                "kafka_broker_cluster_id: hosts of cluster %r give different ids: %s" % (name, ", ".join(given))
+            )
+        for cid in given:
+            if not CLUSTER_ID.match(cid):
+                raise AnsibleFilterError(
+                    "kafka_broker_cluster_id: %r of cluster %r is not a 22-character base64url id" % (cid, name)
+                )
+        if len(on_disk) > 1:
+            raise AnsibleFilterError(
+                "cluster %r: storage on its hosts is formatted with different cluster ids: %s"
+                % (name, ", ".join("%s=%s" % kv for kv in sorted(entry["existing"].items())))
+            )
+        if given and on_disk and given[0] != on_disk[0]:
+            raise AnsibleFilterError(
+                "kafka_broker_cluster_id: %r for cluster %r, but its storage is formatted with %r"
+                % (given[0], name, on_disk[0])
+            )
+        result[name] = (given or on_disk or [new_cluster_id()])[0]
+    return result
+
+
+def kafka_properties_value(value):
+    """Render one value as Kafka's config parser expects it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(kafka_properties_value(v) for v in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+_LISTENER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def _listener_errors(me, errors):
+    names, ports = {}, {}
+    listeners = list(me["listeners"]) if "broker" in me["roles"] else []
+    checked = [("kafka_broker_listeners[%d]" % i, item) for i, item in enumerate(listeners)]
+    if "controller" in me["roles"]:
+        checked.append(("kafka_broker_controller_listener", me["controller_listener"]))
+    for where, item in checked:
+        name, protocol, port = item.get("name", ""), item.get("protocol", ""), item.get("port")
+        if not _LISTENER_NAME.match(str(name)):
+            errors.append("%s.name: %r is not a listener name (upper case, digits, _)" % (where, name))
+        if protocol not in _PROTOCOLS:
+            errors.append("%s.protocol: %r is not one of %s" % (where, protocol, ", ".join(_PROTOCOLS)))
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+            errors.append("%s.port: %r is not a TCP port" % (where, port))
+        if name in names:
+            errors.append("%s.name: %r is already used by %s" % (where, name, names[name]))
+        if port in ports:
+            errors.append("%s.port: %s collides with %s on host %s" % (where, port, ports[port], me["host"]))
+        names.setdefault(name, where)
+        ports.setdefault(port, where)
+    if "broker" in me["roles"] and me["inter_broker_listener"] not in [item.get("name") for item in listeners]:
+        errors.append(
+            "kafka_broker_inter_broker_listener: %r is not among kafka_broker_listeners (%s)"
+            % (me["inter_broker_listener"], ", ".join(str(item.get("name")) for item in listeners))
+        )
+
+
+def kafka_broker_plan(selves, host):
+    """Derive the KRaft layout of `host`'s cluster and everything wrong with it.
+
+    `selves` holds one dict per host of the play: {host, cluster, node_id, roles, listeners,
+    controller_listener, inter_broker_listener, advertised_host, bind_host, quorum_hosts}. Returns
+    {cluster, node_id, members, brokers, voters, bootstrap_servers, listeners,
+    advertised_listeners, protocol_map, errors}; every error names the variable at fault.
+    """
+    by_host = {s["host"]: s for s in selves}
+    me = by_host[host]
+    errors = []
+    members = sorted((s for s in selves if s["cluster"] == me["cluster"]), key=lambda s: s["host"])
+    roles = me["roles"]
+    if not roles or not set(roles) <= {"broker", "controller"}:
+        errors.append("kafka_broker_process_roles: %r must be a non-empty list of broker, controller" % (roles,))
+    _listener_errors(me, errors)
+
+    node_ids = {}
+    for position, member in enumerate(members, start=1):
+        node_id = member["node_id"] if member["node_id"] >= 0 else position
+        node_ids[member["host"]] = node_id
+    seen = {}
+    for member_host, node_id in sorted(node_ids.items()):
+        if node_id in seen:
+            errors.append(
+                "kafka_broker_node_id: %s and %s of cluster %r both have node id %d"
+                % (seen[node_id], member_host, me["cluster"], node_id)
+            )
+        seen.setdefault(node_id, member_host)
+
+    member_hosts = [m["host"] for m in members]
+    if me["quorum_hosts"]:
+        quorum = list(me["quorum_hosts"])
+        for name in quorum:
+            if name not in by_host:
+                errors.append(
+                    "kafka_broker_controller_quorum_hosts: %r is not a host of this play (cluster %r has %s)"
+                    % (name, me["cluster"], ", ".join(member_hosts))
+                )
+            elif name not in member_hosts:
+                errors.append(
+                    "kafka_broker_controller_quorum_hosts: %r belongs to cluster %r, not %r"
+                    % (name, by_host[name]["cluster"], me["cluster"])
+                )
+            elif "controller" not in by_host[name]["roles"]:
+                errors.append(
+                    "kafka_broker_controller_quorum_hosts: %r does not have the controller process role" % name
+                )
+    else:
+        quorum = [m["host"] for m in members if "controller" in m["roles"]]
+        if not quorum:
+            errors.append(
+                "kafka_broker_process_roles: cluster %r has no host with the controller role" % me["cluster"]
+            )
+    if "controller" in roles and me["quorum_hosts"] and host not in me["quorum_hosts"]:
+        errors.append("kafka_broker_controller_quorum_hosts: lists no %r, which has the controller role" % host)
+
+    voters = ",".join(
+        "%d@%s:%s" % (node_ids[h], by_host[h]["advertised_host"], by_host[h]["controller_listener"].get("port"))
+        for h in quorum
+        if h in node_ids
+    )
+    brokers = [m for m in members if "broker" in m["roles"]]
+    bootstrap = []
+    for member in brokers:
+        wanted = [item for item in member["listeners"] if item.get("name") == member["inter_broker_listener"]]
+        if wanted:
+            bootstrap.append("%s:%s" % (member["advertised_host"], wanted[0].get("port")))
+    served = (list(me["listeners"]) if "broker" in roles else []) + (
+        [me["controller_listener"]] if "controller" in roles else []
+    )
+    every = list(me["listeners"]) + [me["controller_listener"]]
+    return {
+        "cluster": me["cluster"],
+        "listeners": ",".join("%s://%s:%s" % (l.get("name"), me.get("bind_host", ""), l.get("port")) for l in served),
+        "advertised_listeners": ",".join(
+            "%s://%s:%s" % (l.get("name"), me["advertised_host"], l.get("port")) for l in me["listeners"]
+        ),
+        "protocol_map": ",".join("%s:%s" % (l.get("name"), l.get("protocol")) for l in every),
+        "node_id": node_ids[host],
+        "members": member_hosts,
+        "brokers": [m["host"] for m in brokers],
+        "voters": voters,
+        "bootstrap_servers": ",".join(bootstrap),
+        "errors": errors,
+    }
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "kafka_sha512": kafka_sha512,
+            "kafka_cluster_ids": kafka_cluster_ids,
+            "kafka_properties_value": kafka_properties_value,
+            "kafka_broker_plan": kafka_broker_plan,
+        }

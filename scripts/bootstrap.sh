@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks for the lab and the tests; every step skips itself when done.
+#   Debian packages (podman, runc, debootstrap, ...), a Python venv from pinned requirements,
+#   the collection symlink, the lab's Kafka archive (Apache jars through Maven) and the lab image.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+
+bash lab/host-setup.sh
+
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements/dev.txt | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet -r requirements/dev.txt
+  echo "$want" > "$stamp"
+fi
+
+# The repository is the collection; Ansible finds it by FQCN through this link.
+mkdir -p .collections/ansible_collections/kafkaops
+ln -sfn ../../.. .collections/ansible_collections/kafkaops/mirrormaker
+
+export CONTAINERS_CONF="$PWD/lab/containers.conf"
+bash lab/kafka-dist/assemble.sh
+bash lab/image/build.sh
+echo "bootstrap: ready in $((SECONDS - start)) s"

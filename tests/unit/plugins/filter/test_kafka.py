@@ -1,0 +1,129 @@
+import re
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka
+
+HEX = "ab" * 64
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        HEX + "  kafka_2.13-4.4.0.tgz\n",
+        HEX.upper(),
+        # Apache's `gpg --print-md SHA512` layout: name, colon, upper-case groups over two lines.
+        "kafka_2.13-4.4.0.tgz: " + " ".join(HEX.upper()[i : i + 8] for i in range(0, 64, 8))
+        + "\n                      " + " ".join(HEX.upper()[i : i + 8] for i in range(64, 128, 8)) + "\n",
+    ],
+)
+def test_sha512_layouts(text):
+    assert kafka.kafka_sha512(text) == HEX
+
+
+def test_sha512_refuses_text_without_a_digest():
+    with pytest.raises(AnsibleFilterError, match="no sha512"):
+        kafka.kafka_sha512("404 Not Found")
+
+
+def claim(host, cluster, given="", existing=""):
+    return {"host": host, "cluster": cluster, "given": given, "existing": existing}
+
+
+def test_one_new_id_per_cluster_shared_by_its_hosts():
+    ids = kafka.kafka_cluster_ids([claim("a1", "A"), claim("a2", "A"), claim("b1", "B")])
+    assert sorted(ids) == ["A", "B"]
+    assert ids["A"] != ids["B"]
+    for value in ids.values():
+        assert kafka.CLUSTER_ID.match(value) and not value.startswith("-")
+
+
+def test_existing_storage_keeps_its_id():
+    ids = kafka.kafka_cluster_ids([claim("a1", "A", existing="MkU3OEVBNTcwNTJENDM2Qg"), claim("a2", "A")])
+    assert ids == {"A": "MkU3OEVBNTcwNTJENDM2Qg"}
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        ([claim("a1", "A", given="MkU3OEVBNTcwNTJENDM2Qg"), claim("a2", "A", given="AAAAAAAAAAAAAAAAAAAAAA")], "different ids"),
+        ([claim("a1", "A", given="short")], "22-character"),
+        ([claim("a1", "A", existing="MkU3OEVBNTcwNTJENDM2Qg"), claim("a2", "A", existing="AAAAAAAAAAAAAAAAAAAAAA")], "a1=MkU3"),
+        ([claim("a1", "A", given="AAAAAAAAAAAAAAAAAAAAAA", existing="MkU3OEVBNTcwNTJENDM2Qg")], "formatted with"),
+    ],
+)
+def test_cluster_id_conflicts_are_refused(claims, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        kafka.kafka_cluster_ids(claims)
+
+
+def me(host, cluster="A", node_id=-1, roles=("broker", "controller"), quorum=(), listeners=None, **kw):
+    item = {
+        "host": host,
+        "cluster": cluster,
+        "node_id": node_id,
+        "roles": list(roles),
+        "listeners": listeners if listeners is not None else [{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"}],
+        "controller_listener": {"name": "CONTROLLER", "port": 9093, "protocol": "PLAINTEXT"},
+        "inter_broker_listener": "PLAINTEXT",
+        "advertised_host": host + ".example",
+        "bind_host": "",
+        "quorum_hosts": list(quorum),
+    }
+    item.update(kw)
+    return item
+
+
+def test_plan_of_a_three_node_combined_cluster_beside_another_cluster():
+    hosts = [me("a2"), me("a1"), me("a3"), me("b1", cluster="B")]
+    plan = kafka.kafka_broker_plan(hosts, "a2")
+    assert plan["errors"] == []
+    assert plan["node_id"] == 2
+    assert plan["members"] == ["a1", "a2", "a3"]
+    assert plan["voters"] == "1@a1.example:9093,2@a2.example:9093,3@a3.example:9093"
+    assert plan["bootstrap_servers"] == "a1.example:9092,a2.example:9092,a3.example:9092"
+    assert plan["listeners"] == "PLAINTEXT://:9092,CONTROLLER://:9093"
+    assert plan["advertised_listeners"] == "PLAINTEXT://a2.example:9092"
+    assert plan["protocol_map"] == "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+
+
+def test_split_roles_controllers_listen_only_on_the_controller_port():
+    hosts = [me("c1", roles=["controller"]), me("b1", roles=["broker"])]
+    assert kafka.kafka_broker_plan(hosts, "c1")["listeners"] == "CONTROLLER://:9093"
+    plan = kafka.kafka_broker_plan(hosts, "b1")
+    assert plan["listeners"] == "PLAINTEXT://:9092"
+    assert plan["voters"] == "2@c1.example:9093"
+
+
+@pytest.mark.parametrize(
+    "hosts, host, fragment",
+    [
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9093, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_controller_listener.port: 9093 collides with kafka_broker_listeners[0]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "SASL", "port": 9092, "protocol": "SASL_SSL"}])], "a1",
+         "kafka_broker_listeners[1].port: 9092 collides"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "TLS"}])], "a1",
+         "kafka_broker_listeners[0].protocol: 'TLS'"),
+        ([me("a1", listeners=[{"name": "plain", "port": 9092, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].name: 'plain'"),
+        ([me("a1", inter_broker_listener="REPLICATION")], "a1", "kafka_broker_inter_broker_listener: 'REPLICATION'"),
+        ([me("a1", quorum=["a1", "ghost"])], "a1", "kafka_broker_controller_quorum_hosts: 'ghost' is not a host"),
+        ([me("a1", quorum=["a1", "b1"]), me("b1", cluster="B")], "a1", "'b1' belongs to cluster 'B'"),
+        ([me("a1", node_id=1), me("a2", node_id=1)], "a2", "kafka_broker_node_id: a1 and a2"),
+        ([me("a1", roles=["broker"])], "a1", "has no host with the controller role"),
+        ([me("a1", roles=["zookeeper"])], "a1", "kafka_broker_process_roles: ['zookeeper']"),
+    ],
+)
+def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
+    errors = kafka.kafka_broker_plan(hosts, host)["errors"]
+    assert any(fragment in e for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    "value, rendered",
+    [(True, "true"), (False, "false"), (3, "3"), (["a", "b"], "a,b"), (None, ""), ("x", "x")],
+)
+def test_properties_values(value, rendered):
+    assert kafka.kafka_properties_value(value) == rendered
