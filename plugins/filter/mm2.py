@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""MirrorMaker 2 filters: thin wrappers over plugins/module_utils/mm2_model.py.
+
+Filters (all take the role variables in the same order):
+
+``mm2_properties(clusters, flows, properties={}, options={})``
+    Ordered dict of mm2.properties key -> string value. Fails on invalid input.
+``mm2_validate(clusters, flows, properties={}, options={})``
+    List of error strings, each naming the variable path at fault.
+``mm2_warnings(clusters, flows, properties={}, options={})``
+    List of warnings (deprecated *.blacklist names, mixed policies, hints).
+``mm2_effective_flows(clusters, flows, properties={}, options={})``
+    One resolved mapping per flow: topics/groups (+ excludes) and their joined regex,
+    replication policy, remote-topic prefix, internal topic names.
+``mm2_remote_topic(source, topic, policy='default', separator='.')``
+    Name topic ``topic`` of cluster ``source`` gets on the target cluster.
+``mm2_escape(text, key=False)``
+    Java-properties escaping for a key or a value (used by mm2.properties.j2).
+
+``options`` is ``{'exactly_once': mirrormaker_exactly_once,
+'internal_rest': mirrormaker_internal_rest}``.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+
+
+def _plain(value):
+    """Convert OrderedDicts (and nested) to plain dicts/lists for Ansible."""
+    if isinstance(value, dict):
+        return dict((k, _plain(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def mm2_properties(clusters, flows, properties=None, options=None):
+    """Render the MM2 dedicated-mode properties as an ordered dict of strings."""
+    try:
+        return dict(mm2_model.build_properties(clusters, flows, properties, options))
+    except mm2_model.MM2ConfigError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def mm2_validate(clusters, flows, properties=None, options=None):
+    """Return the validation errors (list of strings, empty when valid)."""
+    return mm2_model.validate(clusters, flows, properties, options)
+
+
+def mm2_warnings(clusters, flows, properties=None, options=None):
+    """Return the warnings (list of strings)."""
+    return mm2_model.warnings(clusters, flows, properties, options)
+
+
+def mm2_effective_flows(clusters, flows, properties=None, options=None):
+    """Return the resolved flows (list of dicts)."""
+    try:
+        return _plain(mm2_model.effective_flows(clusters, flows, properties, options))
+    except mm2_model.MM2ConfigError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def mm2_remote_topic(source, topic, policy="default", separator="."):
+    """Return the remote topic name of ``topic`` replicated from cluster ``source``."""
+    try:
+        return mm2_model.remote_topic(source, topic, policy, separator)
+    except ValueError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def mm2_escape(text, key=False):
+    """Escape ``text`` as a Java-properties key (key=true) or value."""
+    return mm2_model.escape_key(text) if key else mm2_model.escape_value(text)
+
+
+class FilterModule(object):
+    """MirrorMaker 2 filters."""
+
+    def filters(self):
+        return {
+            "mm2_properties": mm2_properties,
+            "mm2_validate": mm2_validate,
+            "mm2_warnings": mm2_warnings,
+            "mm2_effective_flows": mm2_effective_flows,
+            "mm2_remote_topic": mm2_remote_topic,
+            "mm2_escape": mm2_escape,
+        }

@@ -1,0 +1,134 @@
+# -*- coding: utf-8 -*-
+"""inventories/pulse_example reproduces the Acceldata Pulse MirrorMaker 2 example.
+
+Page: https://docs.acceldata.io/pulse/documentation/kafka3-mirrormaker
+The group_vars are rendered through roles/mirrormaker/templates/mm2.properties.j2 (the
+template the role uses), the result is parsed as Java properties and compared key for
+key, value for value with the page's mm2.properties (PAGE below, typed from the page).
+"""
+
+from __future__ import annotations
+
+import os
+
+import jinja2
+import pytest
+import yaml
+
+from ansible_collections.kafkaops.mirrormaker.plugins.filter import mm2 as mm2_filter
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GROUP_VARS = os.path.join(REPO, "inventories", "pulse_example", "group_vars", "mirrormakers.yml")
+TEMPLATES = os.path.join(REPO, "roles", "mirrormaker", "templates")
+
+# The page's mm2.properties, key -> value as written there.  Bootstrap hosts are the
+# inventory's placeholders (the page's hosts are site-specific).
+PAGE = {
+    "clusters": "clusterA, clusterB",
+    "clusterA.bootstrap.servers": "clusterA-broker1.example.invalid:9092",
+    "clusterB.bootstrap.servers": "clusterB-broker1.example.invalid:9092",
+    "clusterA.config.storage.replication.factor": "1",
+    "clusterB.config.storage.replication.factor": "1",
+    "clusterA.offset.storage.replication.factor": "1",
+    "clusterB.offset.storage.replication.factor": "1",
+    "clusterA.status.storage.replication.factor": "1",
+    "clusterB.status.storage.replication.factor": "1",
+    "clusterA->clusterB.enabled": "true",
+    "clusterB->clusterA.enabled": "true",
+    "offset-syncs.topic.replication.factor": "3",
+    "heartbeats.topic.replication.factor": "3",
+    "checkpoints.topic.replication.factor": "3",
+    "topics": ".*",
+    "groups": ".*",
+    "tasks.max": "2",
+    "replication.factor": "3",
+    "refresh.topics.enabled": "true",
+    "sync.topic.configs.enabled": "true",
+    "refresh.topics.interval.seconds": "30",
+    "topics.blacklist": r".*[\-\.]internal, .*\.replica, __consumer_offsets",
+    "groups.blacklist": "console-consumer-.*, connect-.*, __.*",
+    "clusterA->clusterB.emit.heartbeats.enabled": "true",
+    "clusterA->clusterB.emit.checkpoints.enabled": "true",
+    "clusterB->clusterA.emit.heartbeats.enabled": "true",
+    "clusterB->clusterA.emit.checkpoints.enabled": "true",
+}
+LIST_KEYS = {"clusters", "topics", "groups", "topics.exclude", "groups.exclude",
+             "clusterA.bootstrap.servers", "clusterB.bootstrap.servers"}
+MANAGED = "Ansible managed: mm2.properties.j2 (kafkaops.mirrormaker)"
+
+
+def _comment(text):
+    try:
+        from ansible.plugins.filter.core import comment
+    except ImportError:  # pragma: no cover - ansible-core is a test dependency
+        return "\n".join("# " + line for line in text.splitlines())
+    return comment(text)
+
+
+def expected():
+    """PAGE with the deprecated names mapped the way the role renders them."""
+    return dict((mm2_model.DEPRECATED_KEYS.get(k, k), v) for k, v in PAGE.items())
+
+
+def normalise(props):
+    return dict((k, [i.strip() for i in v.split(",")] if k in LIST_KEYS else v) for k, v in props.items())
+
+
+@pytest.fixture(scope="module")
+def group_vars():
+    with open(GROUP_VARS, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+@pytest.fixture(scope="module")
+def rendered(group_vars):
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["comment"] = _comment
+    for name, func in mm2_filter.FilterModule().filters().items():
+        env.filters["kafkaops.mirrormaker." + name] = func
+    context = dict(group_vars, ansible_managed=MANAGED)
+    return env.get_template("mm2.properties.j2").render(**context)
+
+
+def test_rendered_file_shape(rendered):
+    lines = rendered.splitlines()
+    assert lines[0].startswith("#") and MANAGED in rendered
+    body = [line for line in lines if line and not line.startswith("#")]
+    assert body[0] == "clusters=clusterA,clusterB"
+    assert all("=" in line for line in body)
+    assert rendered.isascii()
+
+
+def test_matches_page_key_for_key(rendered):
+    parsed = mm2_model.parse_properties(rendered)
+    assert sorted(parsed) == sorted(expected())
+    assert normalise(parsed) == normalise(expected())
+
+
+def test_java_reads_the_same(rendered, tmp_path, java_load):
+    path = tmp_path / "mm2.properties"
+    path.write_text(rendered, encoding="ascii")
+    (java_props,) = java_load([str(path)])
+    assert java_props == dict(mm2_model.parse_properties(rendered))
+    assert java_props["topics.exclude"] == r".*[\-\.]internal,.*\.replica,__consumer_offsets"
+
+
+def test_backslashes_doubled_in_file(rendered):
+    assert r"topics.exclude=.*[\\-\\.]internal,.*\\.replica,__consumer_offsets" in rendered.splitlines()
+
+
+def test_no_errors_and_blacklist_warnings(group_vars):
+    args = (group_vars["mirrormaker_clusters"], group_vars["mirrormaker_flows"],
+            group_vars["mirrormaker_properties"],
+            {"exactly_once": group_vars["mirrormaker_exactly_once"],
+             "internal_rest": group_vars["mirrormaker_internal_rest"]})
+    assert mm2_model.validate(*args) == []
+    warnings = mm2_model.warnings(*args)
+    assert len(warnings) == 2
+    assert any("mirrormaker_properties['topics.blacklist']" in w and "'topics.exclude'" in w for w in warnings)
+    assert any("mirrormaker_properties['groups.blacklist']" in w and "'groups.exclude'" in w for w in warnings)
+    flows = mm2_model.effective_flows(*args)
+    assert [f["remote_topic_prefix"] for f in flows] == ["clusterA.", "clusterB."]
+    assert flows[0]["topics_exclude"] == [r".*[\-\.]internal", r".*\.replica", "__consumer_offsets"]
