@@ -2,25 +2,27 @@
 """inventories/pulse_example reproduces the Acceldata Pulse MirrorMaker 2 example.
 
 Page: https://docs.acceldata.io/pulse/documentation/kafka3-mirrormaker
-The group_vars are rendered through roles/mirrormaker/templates/mm2.properties.j2 (the
-template the role uses), the result is parsed as Java properties and compared key for
-key, value for value with the page's mm2.properties (PAGE below, typed from the page).
+ansible-playbook renders roles/mirrormaker/templates/mm2.properties.j2 with the role's defaults,
+the inventory's group_vars and the role's vars (the role's own code path); the result is parsed
+as Java properties and compared key for key, value for value with the page's mm2.properties
+(PAGE below, typed from the page).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 
-import jinja2
 import pytest
 import yaml
 
-from ansible_collections.kafkaops.mirrormaker.plugins.filter import mm2 as mm2_filter
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GROUP_VARS = os.path.join(REPO, "inventories", "pulse_example", "group_vars", "mirrormakers.yml")
-TEMPLATES = os.path.join(REPO, "roles", "mirrormaker", "templates")
+ROLE = os.path.join(REPO, "roles", "mirrormaker")
 
 # The page's mm2.properties, key -> value as written there.  Bootstrap hosts are the
 # inventory's placeholders (the page's hosts are site-specific).
@@ -55,7 +57,16 @@ PAGE = {
 }
 LIST_KEYS = {"clusters", "topics", "groups", "topics.exclude", "groups.exclude",
              "clusterA.bootstrap.servers", "clusterB.bootstrap.servers"}
-MANAGED = "Ansible managed: mm2.properties.j2 (kafkaops.mirrormaker)"
+PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  vars_files: [{defaults}, {group_vars}, {role_vars}]
+  tasks:
+    - ansible.builtin.template:
+        src: {template}
+        dest: {dest}
+        mode: "0600"
+"""
 
 
 def _comment(text):
@@ -82,19 +93,29 @@ def group_vars():
 
 
 @pytest.fixture(scope="module")
-def rendered(group_vars):
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["comment"] = _comment
-    for name, func in mm2_filter.FilterModule().filters().items():
-        env.filters["kafkaops.mirrormaker." + name] = func
-    context = dict(group_vars, ansible_managed=MANAGED)
-    return env.get_template("mm2.properties.j2").render(**context)
+def rendered(tmp_path_factory):
+    work = tmp_path_factory.mktemp("pulse")
+    dest = work / "mm2.properties"
+    playbook = work / "render.yml"
+    playbook.write_text(PLAYBOOK.format(
+        defaults=os.path.join(ROLE, "defaults", "main.yml"), group_vars=GROUP_VARS,
+        role_vars=os.path.join(ROLE, "vars", "main.yml"),
+        template=os.path.join(ROLE, "templates", "mm2.properties.j2"), dest=dest))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
+               ANSIBLE_LOCALHOST_WARNING="false",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    playbook_cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
+    result = subprocess.run([playbook_cmd, "-i", "localhost,", "-c", "local",
+                             "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)], env=env,
+                            capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return dest.read_text(encoding="ascii")
 
 
 def test_rendered_file_shape(rendered):
     lines = rendered.splitlines()
-    assert lines[0].startswith("#") and MANAGED in rendered
+    assert lines[0].startswith("#") and "Ansible managed" in rendered
     body = [line for line in lines if line and not line.startswith("#")]
     assert body[0] == "clusters=clusterA,clusterB"
     assert all("=" in line for line in body)
