@@ -5,3 +5,5 @@ export PATH="$repo/.venv/bin:$PATH"
 export CONTAINERS_CONF="$repo/lab/containers.conf"
 export ANSIBLE_CONFIG="$repo/ansible.cfg"
 export ANSIBLE_FORCE_COLOR="${ANSIBLE_FORCE_COLOR:-0}"
+# The lab's Kafka archive unless the caller points at another (e.g. an Apache release).
+export KAFKA_ARCHIVE="${KAFKA_ARCHIVE:-$repo/.cache/kafka/kafka_2.13-$(sed -n "s:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p" "$repo/lab/kafka-dist/pom.xml").tgz}"

@@ -9,6 +9,7 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
 # Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.
@@ -84,14 +85,8 @@ def kafka_cluster_ids(members):
 
 
 def kafka_properties_value(value):
-    """Render one value as Kafka's config parser expects it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ",".join(kafka_properties_value(v) for v in value)
-    if value is None:
-        return ""
-    return str(value)
+    """Render one value for a Kafka .properties file, escaped as java.util.Properties reads it."""
+    return escape_value(value)
 
 
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")

@@ -121,7 +121,8 @@ def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
 
 @pytest.mark.parametrize(
     "value, rendered",
-    [(True, "true"), (False, "false"), (3, "3"), (["a", "b"], "a,b"), (None, ""), ("x", "x")],
+    [(True, "true"), (False, "false"), (3, "3"), (["a", "b"], "a,b"), (None, ""), ("x", "x"),
+     (r"C:\dir", r"C:\\dir")],
 )
 def test_properties_values(value, rendered):
     assert kafka.kafka_properties_value(value) == rendered

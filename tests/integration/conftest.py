@@ -1,0 +1,88 @@
+"""Helpers for the testinfra suites that Molecule runs against the lab hosts.
+
+Every check runs the real Kafka tools inside the real hosts (through Ansible's podman connection):
+nothing here stands in for Kafka, MirrorMaker or systemd.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import testinfra.utils.ansible_runner
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = "/opt/kafka/current/bin"
+INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
+
+
+def hosts_of(group):
+    return testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY).get_hosts(group)
+
+
+def cluster_bootstrap(group):
+    return ",".join("%s:9092" % h for h in hosts_of(group))
+
+
+def kafka(host, tool, *args, timeout=120, check=True):
+    """Run bin/<tool> on `host`; returns the command result."""
+    cmd = "timeout %d %s/%s %s" % (timeout, BIN, tool, " ".join(shlex.quote(str(a)) for a in args))
+    result = host.run(cmd)
+    if check:
+        assert result.rc == 0, "%s failed (rc %s): %s %s" % (cmd, result.rc, result.stdout, result.stderr)
+    return result
+
+
+def produce(host, bootstrap, topic, lines, *extra):
+    payload = "\n".join(lines) + "\n"
+    cmd = "printf %%s %s | timeout 120 %s/kafka-console-producer.sh --bootstrap-server %s --topic %s %s" % (
+        shlex.quote(payload), BIN, bootstrap, topic, " ".join(extra))
+    result = host.run(cmd)
+    assert result.rc == 0, result.stderr
+
+
+def consume(host, bootstrap, topic, count, timeout_ms=60000, *extra):
+    result = kafka(host, "kafka-console-consumer.sh", "--bootstrap-server", bootstrap, "--topic", topic,
+                   "--from-beginning", "--max-messages", count, "--timeout-ms", timeout_ms, *extra,
+                   timeout=timeout_ms // 1000 + 60, check=False)
+    return [line for line in result.stdout.splitlines() if line]
+
+
+def topics(host, bootstrap):
+    return kafka(host, "kafka-topics.sh", "--bootstrap-server", bootstrap, "--list").stdout.split()
+
+
+def wait_until(what, probe, timeout=180, interval=3):
+    """Poll `probe` until it returns a truthy value; fail naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = probe()
+        if last:
+            return last
+        time.sleep(interval)
+    pytest.fail("timed out after %ds waiting for %s (last: %r)" % (timeout, what, last))
+
+
+def unique(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+
+
+@pytest.fixture(scope="session")
+def jmx_probe_class(tmp_path_factory):
+    """JmxProbe compiled on the controller (the hosts carry only a JRE)."""
+    out = tmp_path_factory.mktemp("jmxprobe")
+    subprocess.run(["javac", "--release", "17", "-d", str(out), str(REPO / "tests/integration/java/JmxProbe.java")],
+                   check=True)
+    return out / "JmxProbe.class"
+
+
+def ansible_playbook(playbook, *args):
+    """Run one of the collection's playbooks against the Molecule inventory."""
+    cmd = ["ansible-playbook", "-i", INVENTORY, str(playbook), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
