@@ -1,0 +1,173 @@
+// Helper for bench/mm2_throughput (kafkaops.mirrormaker). Plain Kafka clients only
+// (kafka-clients from the lab archive's libs/); compiled by the bench driver with
+//   javac -cp 'libs/*' -d <classes> BenchTool.java
+//
+//   BenchTool create  <bootstrap> <topic> <partitions>
+//   BenchTool reset   <bootstrap> <keep,topics>          delete every other non-"__" topic
+//   BenchTool watch   <bootstrap> <topic> <target> <intervalMs> <timeoutS>
+//        prints "<epochMs> <sum of end offsets>" whenever the sum changes; exits 0 at target
+//   BenchTool copy    <srcBootstrap> <dstBootstrap> <srcTopic> <dstTopic> <timeoutS> [consumer.K=V|producer.K=V ...]
+//        consume srcTopic from the beginning (manual assignment, no group) and produce every
+//        record to the same partition of dstTopic; prints one JSON line with the timings.
+import java.time.Duration;
+import java.util.*;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.*;
+import org.apache.kafka.clients.consumer.*;
+import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+public class BenchTool {
+    static Admin admin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        return Admin.create(p);
+    }
+
+    public static void main(String[] a) throws Exception {
+        switch (a[0]) {
+            case "create": create(a[1], a[2], Integer.parseInt(a[3])); break;
+            case "reset": reset(a[1], new HashSet<>(Arrays.asList(a[2].split(",")))); break;
+            case "watch": System.exit(watch(a[1], a[2], Long.parseLong(a[3]), Long.parseLong(a[4]), Long.parseLong(a[5]))); break;
+            case "copy": copy(a); break;
+            default: throw new IllegalArgumentException("unknown mode " + a[0]);
+        }
+    }
+
+    static void create(String bootstrap, String topic, int partitions) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.currentTimeMillis() + 30000;
+            while (true) {  // wait until every partition has a leader
+                try {
+                    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+                    if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) break;
+                } catch (Exception e) { /* not visible yet */ }
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("topic " + topic + " not ready");
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    static void reset(String bootstrap, Set<String> keep) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            Set<String> del = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(20, TimeUnit.SECONDS)
+                .stream().filter(t -> !t.startsWith("__") && !keep.contains(t)).collect(Collectors.toSet());
+            if (!del.isEmpty()) admin.deleteTopics(del).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.currentTimeMillis() + 60000;
+            while (true) {
+                Set<String> left = new HashSet<>(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(20, TimeUnit.SECONDS));
+                left.retainAll(del);
+                if (left.isEmpty()) break;
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("topics not deleted: " + left);
+                Thread.sleep(200);
+            }
+            System.out.println("deleted " + new TreeSet<>(del));
+        }
+    }
+
+    static int watch(String bootstrap, String topic, long target, long intervalMs, long timeoutS) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutS * 1000;
+        long last = -1;
+        try (Admin admin = admin(bootstrap)) {
+            Map<TopicPartition, OffsetSpec> spec = null;
+            while (System.currentTimeMillis() < deadline) {
+                long t = System.currentTimeMillis();
+                try {
+                    if (spec == null) {
+                        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic);
+                        Map<TopicPartition, OffsetSpec> s = new HashMap<>();
+                        d.partitions().forEach(p -> s.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+                        spec = s;
+                    }
+                    long sum = 0;
+                    for (ListOffsetsResult.ListOffsetsResultInfo i : admin.listOffsets(spec).all().get(5, TimeUnit.SECONDS).values())
+                        sum += i.offset();
+                    long now = System.currentTimeMillis();
+                    if (sum != last) {
+                        // timestamp: midpoint of the request, the best estimate of when the sum was true
+                        System.out.println(((t + now) / 2) + " " + sum);
+                        System.out.flush();
+                        last = sum;
+                    }
+                    if (sum >= target) return 0;
+                } catch (Exception e) {
+                    spec = null;  // topic not there yet (or metadata changing): describe again
+                }
+                long sleep = intervalMs - (System.currentTimeMillis() - t);
+                if (sleep > 0) Thread.sleep(sleep);
+            }
+        }
+        System.out.println("timeout " + last);
+        return 3;
+    }
+
+    static void copy(String[] a) throws Exception {
+        String src = a[1], dst = a[2], srcTopic = a[3], dstTopic = a[4];
+        long timeoutS = Long.parseLong(a[5]);
+        Properties cp = new Properties(), pp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, src);
+        cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        cp.put(ConsumerConfig.CLIENT_ID_CONFIG, "bench-copy-consumer");
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, dst);
+        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArraySerializer");
+        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArraySerializer");
+        pp.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-copy-producer");
+        for (int i = 6; i < a.length; i++) {
+            String[] kv = a[i].split("=", 2);
+            if (kv[0].startsWith("consumer.")) cp.put(kv[0].substring(9), kv[1]);
+            else if (kv[0].startsWith("producer.")) pp.put(kv[0].substring(9), kv[1]);
+            else throw new IllegalArgumentException(a[i]);
+        }
+        AtomicLong acked = new AtomicLong(), failed = new AtomicLong(), firstAck = new AtomicLong(), lastAck = new AtomicLong();
+        long consumed = 0, bytes = 0, t0, tFirstRecord = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp);
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp)) {
+            List<TopicPartition> tps = consumer.partitionsFor(srcTopic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(srcTopic, p.partition())).collect(Collectors.toList());
+            producer.partitionsFor(dstTopic);  // fetch metadata before the clock starts, as MM2 has it too
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps), end = consumer.endOffsets(tps);
+            long total = 0;
+            for (TopicPartition tp : tps) total += end.get(tp) - begin.get(tp);
+            Callback cb = (md, ex) -> {
+                if (ex != null) { failed.incrementAndGet(); return; }
+                long now = System.nanoTime();
+                firstAck.compareAndSet(0, now);
+                lastAck.set(now);
+                acked.incrementAndGet();
+            };
+            long deadline = System.nanoTime() + timeoutS * 1_000_000_000L;
+            t0 = System.nanoTime();
+            long t0Epoch = System.currentTimeMillis();
+            while (consumed < total && System.nanoTime() < deadline) {
+                ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
+                if (tFirstRecord == 0 && !recs.isEmpty()) tFirstRecord = System.nanoTime();
+                for (ConsumerRecord<byte[], byte[]> r : recs) {
+                    producer.send(new ProducerRecord<>(dstTopic, r.partition(), r.timestamp(), r.key(), r.value(), r.headers()), cb);
+                    consumed++;
+                    bytes += (r.value() == null ? 0 : r.value().length) + (r.key() == null ? 0 : r.key().length);
+                }
+            }
+            producer.flush();
+            double s = (lastAck.get() - t0) / 1e9;
+            double sAck = (lastAck.get() - firstAck.get()) / 1e9;
+            System.out.printf(Locale.ROOT,
+                "{\"total\": %d, \"consumed\": %d, \"acked\": %d, \"failed\": %d, \"payload_bytes\": %d, "
+                + "\"t0_epoch_ms\": %d, \"seconds_first_poll_to_last_ack\": %.4f, \"seconds_first_ack_to_last_ack\": %.4f, "
+                + "\"seconds_first_poll_to_first_record\": %.4f}%n",
+                total, consumed, acked.get(), failed.get(), bytes, t0Epoch, s, sAck, (tFirstRecord - t0) / 1e9);
+            if (acked.get() != total) System.exit(4);
+        }
+    }
+}
