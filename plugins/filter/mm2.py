@@ -20,7 +20,8 @@ Filters (all take the role variables in the same order):
     Java-properties escaping for a key or a value (used by mm2.properties.j2).
 
 ``options`` is ``{'exactly_once': mirrormaker_exactly_once,
-'internal_rest': mirrormaker_internal_rest}``.
+'internal_rest': mirrormaker_internal_rest,
+'flow_defaults': mirrormaker_flow_default_properties}``.
 """
 
 from __future__ import annotations

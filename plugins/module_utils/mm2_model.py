@@ -364,6 +364,14 @@ class _Model(object):
                 self.errors.append("%s: must be a boolean, got %s (%s)" % (var, _fmt(value), _typename(value)))
         self.exactly_once = self.exactly_once is True
         self.internal_rest = self.internal_rest is True
+        # Client tuning must be rendered per flow: MM2 ignores top-level producer.*/consumer.*.
+        self.flow_defaults = self._load_props(
+            options.get("flow_defaults"), "mirrormaker_flow_default_properties",
+            forbidden={"enabled": "mirrormaker_flows[].enabled"}, rename=True)
+        for key in self.flow_defaults:
+            if "->" in key:
+                self.errors.append("mirrormaker_flow_default_properties[%r]: keys apply to every flow; "
+                                   "drop the 'SOURCE->TARGET.' prefix" % key)
         self._load_globals(properties)
         self._load_clusters(clusters)
         self._load_flows(flows)
@@ -774,6 +782,10 @@ class _Model(object):
                 props[key] = render_value(value)
             if flow["render_policy"]:
                 props["replication.policy.class"] = flow["policy_explicit"]
+            # A default yields to the same key set for this flow or globally by the user.
+            for key, value in self.flow_defaults.items():
+                if key not in props and key not in self.global_props:
+                    props[key] = render_value(value)
             for key in sorted(props):
                 out[prefix + key] = props[key]
         return out
@@ -807,12 +819,12 @@ class _Model(object):
                                        ("emit.checkpoints.enabled", "emit_checkpoints", True),
                                        ("sync.group.offsets.enabled", "sync_group_offsets", False)):
                 value = default
-                for scope in (self.global_props, flow["properties"], flow["fields"]):
+                for scope in (self.flow_defaults, self.global_props, flow["properties"], flow["fields"]):
                     if key in scope:
                         value = render_value(scope[key]).strip().lower() == "true"
                 item[name] = value
             tasks = None
-            for scope in (self.global_props, flow["properties"], flow["fields"]):
+            for scope in (self.flow_defaults, self.global_props, flow["properties"], flow["fields"]):
                 if "tasks.max" in scope:
                     try:
                         tasks = int(render_value(scope["tasks.max"]))

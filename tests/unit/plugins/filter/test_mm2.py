@@ -102,13 +102,44 @@ def test_flow_enabled_defaults_true_and_disabled_rendered():
 
 
 def test_internal_rest_false_not_rendered():
-    clusters, flows, props, _ = base()
+    clusters, flows, props, _opts = base()
     out = FILTERS["mm2_properties"](clusters, flows, props, {"internal_rest": False})
     assert "dedicated.mode.enable.internal.rest" not in out
 
 
+def test_flow_defaults_fill_every_flow_but_yield_to_flow_and_global_keys():
+    clusters, flows, props, opts = base()
+    flows.append({"source": "B", "target": "A", "properties": {"consumer.max.poll.records": 10}})
+    props["producer.override.linger.ms"] = 5
+    opts["flow_defaults"] = {"tasks.max": 8, "consumer.max.poll.records": 5000,
+                             "producer.override.linger.ms": 20, "producer.override.compression.type": "lz4"}
+    out = FILTERS["mm2_properties"](clusters, flows, props, opts)
+    assert out["A->B.tasks.max"] == "4"  # the flow's tasks_max field wins
+    assert out["B->A.tasks.max"] == "8"
+    assert out["A->B.consumer.max.poll.records"] == "5000"
+    assert out["B->A.consumer.max.poll.records"] == "10"
+    assert out["A->B.producer.override.compression.type"] == "lz4"
+    # the user's global key is not shadowed by a per-flow default
+    assert "A->B.producer.override.linger.ms" not in out
+    assert out["producer.override.linger.ms"] == "5"
+    flows_out = FILTERS["mm2_effective_flows"](clusters, flows, props, opts)
+    assert [f["tasks_max"] for f in flows_out] == [4, 8]
+
+
+@pytest.mark.parametrize("defaults, expected", [
+    ({"enabled": False}, "mirrormaker_flow_default_properties['enabled']: use mirrormaker_flows[].enabled"),
+    ({"A->B.tasks.max": 2}, "mirrormaker_flow_default_properties['A->B.tasks.max']: keys apply to every flow"),
+    (["tasks.max"], "mirrormaker_flow_default_properties: must be a mapping"),
+])
+def test_flow_defaults_refused(defaults, expected):
+    clusters, flows, props, opts = base()
+    opts["flow_defaults"] = defaults
+    errors = m.validate(clusters, flows, props, opts)
+    assert any(e.startswith(expected) for e in errors), errors
+
+
 def test_exactly_once_renders_target_key():
-    clusters, flows, props, _ = base()
+    clusters, flows, props, _opts = base()
     clusters[0]["properties"]["consumer.isolation.level"] = "read_committed"
     cfg = (clusters, flows, props, {"exactly_once": True, "internal_rest": True})
     out = FILTERS["mm2_properties"](*cfg)
