@@ -25,6 +25,7 @@ packages=(
     util-linux                   # mountpoint
     coreutils                    # sha256sum
     mawk                         # awk in build.sh
+    shellcheck                   # ansible-test sanity checks the shell scripts with it
 )
 
 if [[ $EUID -ne 0 ]]; then

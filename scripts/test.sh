@@ -4,12 +4,12 @@
 #   bash scripts/test.sh              everything
 #   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build molecule)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
 # shellcheck source=scripts/env.sh
 . scripts/env.sh
 
-installed="$repo/.cache/installed-collection"
+installed="$PWD/.cache/installed-collection"
 
 step_lint() { ansible-lint --profile production; }
 step_unit() { pytest -q -p no:cacheprovider tests/unit; }

@@ -16,7 +16,7 @@ mkdir -p "$dest"
 git ls-files -co --exclude-standard -z | xargs -0 -I{} cp --parents {} "$dest"/ 2>/dev/null || true
 cd "$dest"
 git init -q . && git add -A >/dev/null
-SKIP=(${SANITY_SKIP:-})
+read -r -a SKIP <<< "${SANITY_SKIP:-}"
 args=()
 for t in "${SKIP[@]}"; do args+=(--skip-test "$t"); done
 ansible-test sanity --python "$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "${args[@]}" "$@"

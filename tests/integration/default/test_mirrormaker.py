@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 import pytest
 from conftest import (
@@ -115,7 +114,7 @@ def test_record_produced_on_a_arrives_on_b_under_the_policy_name(host, a_host):
     a, b = cluster_bootstrap("kafka_a"), cluster_bootstrap("kafka_b")
     kafka(a_host, "kafka-topics.sh", "--bootstrap-server", a, "--create", "--topic", topic,
           "--partitions", "2", "--replication-factor", "1")
-    values = [unique("rec") for _ in range(10)]
+    values = [unique("rec%d" % i) for i in range(10)]
     produce(a_host, a, topic, values)
     remote = "A." + topic
     wait_until("remote topic %s on B" % remote, lambda: remote in topics(host, b), timeout=240)
@@ -130,7 +129,7 @@ def test_heartbeats_and_checkpoints_reach_b(host, a_host):
     topic, group = unique("mm2-group"), unique("verify-group")
     kafka(a_host, "kafka-topics.sh", "--bootstrap-server", a, "--create", "--topic", topic,
           "--partitions", "1", "--replication-factor", "1")
-    produce(a_host, a, topic, [unique("g") for _ in range(5)])
+    produce(a_host, a, topic, [unique("g%d" % i) for i in range(5)])
     assert len(consume(a_host, a, topic, 5, 30000, "--group", group)) == 5
     wait_until("heartbeats topic on B", lambda: "heartbeats" in topics(host, b), timeout=240)
     wait_until("A.checkpoints.internal on B", lambda: "A.checkpoints.internal" in topics(host, b), timeout=240)
