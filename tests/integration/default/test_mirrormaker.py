@@ -90,8 +90,13 @@ def test_script_block_sits_once_right_before_exec(host):
 
 
 def test_jmx_port_does_not_leak_into_other_tools(host):
+    # kafka-run-class.sh reads JMX_PORT like upstream; the role's port must live only in MM2's script.
     for tool in ("kafka-run-class.sh", "kafka-topics.sh", "kafka-server-start.sh"):
-        assert "jmxremote.port" not in host.file("/opt/kafka/current/bin/" + tool).content_string
+        assert "jmxremote.port=9998" not in host.file("/opt/kafka/current/bin/" + tool).content_string
+    for path in ("/etc/environment", "/etc/profile", "/etc/default/kafka-mirrormaker"):
+        if host.file(path).exists:
+            assert "KAFKA_JMX_OPTS" not in host.file(path).content_string
+    assert "KAFKA_JMX_OPTS" not in host.check_output("systemctl show kafka-mirrormaker -p Environment")
     # A CLI run beside the running MirrorMaker must not try to bind its JMX port.
     kafka(host, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--list")
 
@@ -154,6 +159,9 @@ def test_jmx_answers_with_mm2_mbeans_and_the_jaas_property(host, jmx_probe_class
     assert any(n.startswith("kafka.connect.mirror:type=MirrorSourceConnector,") for n in found), found
     for name, props in properties.items():
         assert props.get("java.security.auth.login.config") == "/etc/kafka-mirrormaker/mm2_jaas.conf", name
+        # The JVM got the block's options one by one, not run together.
+        assert props.get("com.sun.management.jmxremote.authenticate") == "false", name
+        assert props.get("com.sun.management.jmxremote.port") == "9998", name
 
 
 def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
