@@ -109,7 +109,7 @@ def load_model():
 
 def free_ports(n):
     socks, ports = [], []
-    for _ in range(n):
+    for _port in range(n):
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         socks.append(s)
@@ -335,7 +335,7 @@ def replication_clients(logfile):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     ap.add_argument("--records", type=int, default=200000)
     ap.add_argument("--record-size", type=int, default=1024)
     ap.add_argument("--partitions", type=int, default=4)
@@ -448,7 +448,7 @@ def bench(args, configs, archive, model, tmp):
     copy = json.loads(run(java + ["copy", a_bs, b_bs, TOPIC, COPY_TOPIC, str(args.timeout)] + copy_args,
                           args.timeout + 60).strip().splitlines()[-1])
     w.wait(60)
-    _, copy_watch_rate = w.rate(args.records)
+    copy_watch_rate = w.rate(args.records)[1]
     copy_rate = copy["total"] / copy["seconds_first_poll_to_last_ack"]
     results["client-copy"] = OrderedDict([
         ("records_per_s", round(copy_rate)), ("mb_per_s", round(copy_rate * args.record_size / 1e6, 2)),
@@ -512,8 +512,8 @@ def bench(args, configs, archive, model, tmp):
              "%-18s %10s %7s %20s %9s %14s" % ("config", "records/s", "MB/s", "ratio", "startup",
                                                "ratio(watcher)")]
     cc = results["client-copy"]
-    lines.append("%-18s %10d %7.2f %20s %9s %14s" % ("client-copy", cc["records_per_s"], cc["mb_per_s"], "1.00x",
-                                                    "-", "(%s rec/s)" % cc["records_per_s_watcher"]))
+    lines.append("%-18s %10d %7.2f %20s %9s %14s" % (
+        "client-copy", cc["records_per_s"], cc["mb_per_s"], "1.00x", "-", "(%s rec/s)" % cc["records_per_s_watcher"]))
     for name in configs:
         r = results[name]
         if r["records_per_s"]:
@@ -536,7 +536,7 @@ def bench(args, configs, archive, model, tmp):
         ("payload_mb", payload_mb), ("quick", args.quick), ("poll_ms", args.poll_ms),
         ("machine", OrderedDict([("cpus", os.cpu_count()), ("platform", platform.platform()),
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
-                                                         timeout=30).stderr.splitlines()[0])])),
+                                                         timeout=30, check=False).stderr.splitlines()[0])])),
         ("role_default_config", ROLE_DEFAULT), ("role_default_ratio", role and role["ratio_to_client_copy"]),
         ("results", results),
         ("elapsed_s", round(time.time() - t_begin, 1)),
