@@ -25,6 +25,28 @@ def hosts_of(group):
     return testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY).get_hosts(group)
 
 
+def host_spec(name):
+    """testinfra spec of an inventory host: `podman exec` for lab containers, else Ansible.
+
+    Testinfra's Ansible backend runs one Ansible task per check; on podman hosts the podman
+    backend reaches the same container directly, many times faster.
+    """
+    variables = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY).get_variables(name)
+    if variables.get("ansible_connection") in ("podman", "containers.podman.podman"):
+        return "podman://" + variables.get("ansible_host", name)
+    return "ansible://%s?ansible_inventory=%s" % (name, INVENTORY)
+
+
+def targets(group):
+    """Value for a test module's testinfra_hosts."""
+    return [host_spec(name) for name in hosts_of(group)]
+
+
+def node(host, name):
+    """Another inventory host, reached the same way as the hosts under test."""
+    return host.get_host(host_spec(name))
+
+
 def cluster_bootstrap(group):
     return ",".join("%s:9092" % h for h in hosts_of(group))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import cluster_bootstrap, consume, hosts_of, kafka, produce, unique
+from conftest import cluster_bootstrap, consume, hosts_of, kafka, produce, targets, unique
 
-testinfra_hosts = hosts_of("kafka_brokers")
+testinfra_hosts = targets("kafka_brokers")
 
 VERSION_DIR = re.compile(r"^/opt/kafka/kafka_2\.1[23]-\d+\.\d+\.\d+$")
 

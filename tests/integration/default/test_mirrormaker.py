@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 
 import pytest
 from conftest import (
-    ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, produce, topics, unique, wait_until,
+    ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, produce, targets, topics, unique,
+    wait_until,
 )
 
-testinfra_hosts = hosts_of("mirrormakers")
+testinfra_hosts = targets("mirrormakers")
 
 BIN = "/opt/kafka/current/bin"
 SCRIPT = BIN + "/connect-mirror-maker.sh"
@@ -23,12 +25,7 @@ MARK_END = "# END kafkaops.mirrormaker managed block: JMX and JAAS for MirrorMak
 
 @pytest.fixture(scope="module")
 def a_host(host):
-    return host.get_host("ansible://%s?ansible_inventory=%s" % (hosts_of("kafka_a")[0], _inventory()))
-
-
-def _inventory():
-    from conftest import INVENTORY
-    return INVENTORY
+    return node(host, hosts_of("kafka_a")[0])
 
 
 def first_mm2(host):
@@ -146,12 +143,12 @@ def test_heartbeats_and_checkpoints_reach_b(host, a_host):
 
 def test_jmx_answers_with_mm2_mbeans_and_the_jaas_property(host, jmx_probe_class):
     first_mm2(host)
+    probe = base64.b64encode(jmx_probe_class.read_bytes()).decode("ascii")
     found, properties = [], {}
     for name in hosts_of("mirrormakers"):
-        node = host.get_host("ansible://%s?ansible_inventory=%s" % (name, _inventory()))
-        node.ansible("ansible.builtin.copy", "src=%s dest=/tmp/JmxProbe.class mode=0644" % jmx_probe_class,
-                     check=False)
-        out = node.check_output("java -cp /tmp JmxProbe localhost 9998 'kafka.connect.mirror:*'")
+        mm2 = node(host, name)
+        mm2.check_output("echo %s | base64 -d > /tmp/JmxProbe.class" % probe)
+        out = mm2.check_output("java -cp /tmp JmxProbe localhost 9998 'kafka.connect.mirror:*'")
         found += [line.split("\t", 1)[1] for line in out.splitlines() if line.startswith("mbean\t")]
         properties[name] = dict(line.split("\t")[1:3] for line in out.splitlines()
                                 if line.startswith("property\t") and line.count("\t") == 2)
@@ -177,13 +174,13 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
     a_host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (unit, PRODUCER % count))
     a_host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
                       "--bootstrap-server %s --topic %s'" % (unit, unit, BIN, a, topic))
-    started = {n: host.get_host("ansible://%s?ansible_inventory=%s" % (n, _inventory()))
+    started = {n: node(host, n)
                .check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
                for n in hosts_of("mirrormakers")}
     result = ansible_playbook("kafkaops.mirrormaker.restart", "--limit", "mirrormakers")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     for name, before in started.items():
-        after = host.get_host("ansible://%s?ansible_inventory=%s" % (name, _inventory())).check_output(
+        after = node(host, name).check_output(
             "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
         assert int(after) > int(before), "%s was not restarted" % name
     wait_until("producer %s to finish" % unit,
