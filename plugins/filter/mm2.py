@@ -14,6 +14,9 @@ Filters (all take the role variables in the same order):
 ``mm2_effective_flows(clusters, flows, properties={}, options={})``
     One resolved mapping per flow: topics/groups (+ excludes) and their joined regex,
     replication policy, remote-topic prefix, internal topic names.
+``mm2_clients(clusters, flows, properties={}, options={})``
+    Per alias: ``bootstrap_servers`` (comma string) and ``properties`` (client settings as
+    strings, ``sasl.jaas.config`` included), for tools that talk to the clusters themselves.
 ``mm2_remote_topic(source, topic, policy='default', separator='.')``
     Name topic ``topic`` of cluster ``source`` gets on the target cluster.
 ``mm2_escape(text, key=False)``
@@ -66,6 +69,14 @@ def mm2_effective_flows(clusters, flows, properties=None, options=None):
         raise AnsibleFilterError(str(exc))
 
 
+def mm2_clients(clusters, flows, properties=None, options=None):
+    """Return each cluster's bootstrap servers and client settings."""
+    try:
+        return _plain(mm2_model.clients(clusters, flows, properties, options))
+    except mm2_model.MM2ConfigError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
 def mm2_remote_topic(source, topic, policy="default", separator="."):
     """Return the remote topic name of ``topic`` replicated from cluster ``source``."""
     try:
@@ -88,6 +99,7 @@ class FilterModule(object):
             "mm2_validate": mm2_validate,
             "mm2_warnings": mm2_warnings,
             "mm2_effective_flows": mm2_effective_flows,
+            "mm2_clients": mm2_clients,
             "mm2_remote_topic": mm2_remote_topic,
             "mm2_escape": mm2_escape,
         }

@@ -790,6 +790,16 @@ class _Model(object):
                 out[prefix + key] = props[key]
         return out
 
+    def clients(self):
+        self.raise_if_invalid()
+        result = OrderedDict()
+        for alias in sorted(self.clusters):
+            cluster = self.clusters[alias]
+            props = OrderedDict((k, render_value(v)) for k, v in sorted(cluster["properties"].items()))
+            result[alias] = OrderedDict([("bootstrap_servers", ",".join(cluster["bootstrap_servers"])),
+                                         ("properties", props)])
+        return result
+
     def effective_flows(self):
         self.raise_if_invalid()
         result = []
@@ -863,3 +873,8 @@ def build_properties(clusters, flows, properties=None, options=None):
 def effective_flows(clusters, flows, properties=None, options=None):
     """Return one resolved mapping per flow (see the mm2_effective_flows filter docs)."""
     return _Model(clusters, flows, properties, options).effective_flows()
+
+
+def clients(clusters, flows, properties=None, options=None):
+    """Return, per alias, the bootstrap servers and client settings (incl. sasl.jaas.config)."""
+    return _Model(clusters, flows, properties, options).clients()

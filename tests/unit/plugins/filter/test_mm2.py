@@ -47,7 +47,21 @@ def errors_of(cfg):
 
 def test_filter_names():
     assert set(FILTERS) == {"mm2_properties", "mm2_validate", "mm2_warnings", "mm2_effective_flows",
-                            "mm2_remote_topic", "mm2_escape"}
+                            "mm2_clients", "mm2_remote_topic", "mm2_escape"}
+
+
+def test_clients_carry_bootstrap_and_client_settings_with_jaas():
+    clusters, flows, props, opts = base()
+    out = FILTERS["mm2_clients"](clusters, flows, props, opts)
+    assert list(out) == ["A", "B"]
+    assert out["A"]["bootstrap_servers"] == "a1:9092,a2:9092"
+    assert out["B"]["bootstrap_servers"] == "b1:9092,b2:9092"
+    assert out["A"]["properties"]["security.protocol"] == "SASL_SSL"
+    assert out["A"]["properties"]["sasl.jaas.config"].startswith("org.apache.kafka.common.security.scram")
+    assert out["B"]["properties"] == {}
+    clusters[1]["alias"] = "A"
+    with pytest.raises(AnsibleFilterError, match="duplicate alias"):
+        FILTERS["mm2_clients"](clusters, flows, props, opts)
 
 
 def test_properties_happy_path_exact_order():
