@@ -1,0 +1,79 @@
+"""Command line: ``python -m mm2_smoke --config FILE [--mode smoke|reconcile] ...``.
+
+Exit codes: 0 every check passed, 1 a check failed, 2 the job could not run (bad config,
+unreachable cluster, missing pyspark/jars).
+"""
+
+import argparse
+import datetime
+import os
+import sys
+import time
+
+from . import EXIT_ERROR, __version__
+from . import config as cfgmod
+from . import report
+from .smoke import Progress
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="mm2_smoke", description="MirrorMaker 2 smoke checks and reconcile audit")
+    ap.add_argument("--config", required=True, help="JSON config file (smoke/README.md)")
+    ap.add_argument("--mode", choices=("smoke", "reconcile"), default="smoke")
+    ap.add_argument("--master", default="local[2]", help="Spark master for reconcile (default local[2])")
+    ap.add_argument("--jars-dir", default=os.environ.get("MM2_SMOKE_JARS_DIR"),
+                    help="directory of spark-sql-kafka-0-10 and its dependencies (default .cache/spark-jars "
+                         "of the repository, or $MM2_SMOKE_JARS_DIR)")
+    ap.add_argument("--report-dir", default=".", help="where the JSON/PNG/HTML report goes (default .)")
+    ap.add_argument("--run-id", default=None, help="overrides the config's run_id")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    return ap.parse_args(argv)
+
+
+def default_jars_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(os.path.dirname(os.path.dirname(here)), ".cache", "spark-jars")
+
+
+def run(args, progress=None):
+    """Run the job; return the report document (written to args.report_dir)."""
+    t0 = time.time()
+    meta = {"tool": "mm2_smoke", "tool_version": __version__, "mode": args.mode,
+            "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "config_file": os.path.abspath(args.config), "errors": []}
+    progress = progress or Progress(quiet=args.quiet)
+    checks, latencies = [], []
+    try:
+        cfg = cfgmod.load(args.config, args.run_id)
+        meta["run_id"] = cfg["run_id"]
+        meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
+                          "enabled": f.get("enabled", True)} for f in cfg["flows"]]
+        if args.mode == "smoke":
+            from .smoke import run_smoke
+            out = run_smoke(cfg, progress)
+        else:
+            from .reconcile import run_reconcile
+            out = run_reconcile(cfg, progress, master=args.master, jars_dir=args.jars_dir or default_jars_dir())
+            meta["spark"] = out.get("spark")
+        checks, latencies = out["checks"], out.get("latencies_ms", [])
+    except cfgmod.ConfigError as exc:
+        meta["errors"].append(str(exc))
+    except Exception as exc:  # noqa: BLE001 - could not run: report it, exit 2
+        meta["errors"].append("%s: %s" % (type(exc).__name__, exc))
+    meta.setdefault("run_id", args.run_id or "unknown")
+    meta["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    meta["duration_s"] = round(time.time() - t0, 2)
+    doc = report.build(meta, checks, latencies)
+    if meta["errors"]:
+        doc["verdict"], doc["exit_code"] = "error", EXIT_ERROR
+    report.write(doc, args.report_dir)
+    return doc
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    doc = run(args)
+    print(report.summary_text(doc))
+    print("report: %s (picture %s, page %s)" % (doc["files"]["json"], doc["files"]["png"], doc["files"]["html"]))
+    sys.stdout.flush()
+    return doc["exit_code"]

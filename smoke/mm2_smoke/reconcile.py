@@ -1,0 +1,242 @@
+"""Reconcile mode: Spark's Kafka source reads source and target topics, one task per partition,
+and compares per-partition record counts and an order-insensitive content digest (digest.py).
+
+Offsets are fixed before Spark reads (``startingOffsets``/``endingOffsets`` as JSON per partition):
+the whole topic (earliest..latest, after waiting up to ``reconcile.settle_s`` for the target's
+per-partition offset spans to match the source's), a timestamp window (``from_ms``/``to_ms``: both
+sides, since MM2 keeps record timestamps), or explicit per-side offset ranges.
+"""
+
+import glob
+import json
+import os
+import time
+
+from . import config as cfgmod
+from . import digest
+from . import kafka_util as ku
+from .smoke import finish, result
+
+SOURCE, TARGET = "source", "target"
+
+
+class SparkUnavailable(RuntimeError):
+    pass
+
+
+def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise SparkUnavailable("pyspark is not installed (pip install -r requirements/smoke.txt): %s" % exc)
+    jars = sorted(glob.glob(os.path.join(jars_dir, "*.jar"))) if jars_dir else []
+    if not any(os.path.basename(j).startswith("spark-sql-kafka-0-10") for j in jars):
+        raise SparkUnavailable("no spark-sql-kafka-0-10 jar in %s (run: bash lab/spark/fetch.sh, or --jars-dir)"
+                               % jars_dir)
+    builder = (SparkSession.builder.master(master).appName(app)
+               .config("spark.jars", ",".join(jars))
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "8")
+               .config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g")))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def kafka_options(bootstrap, props):
+    opts = {"kafka.bootstrap.servers": bootstrap}
+    for key, value in (props or {}).items():
+        opts["kafka." + key] = str(value)
+    return opts
+
+
+def read_side(spark, side, bootstrap, props, topic, ranges):
+    """DataFrame (side, partition, offset, timestamp, key, record_hash) over {partition: (start, end)}."""
+    parts = sorted(p for p, (lo, hi) in ranges.items() if hi > lo)
+    if not parts:
+        return None
+    reader = spark.read.format("kafka")
+    for key, value in kafka_options(bootstrap, props).items():
+        reader = reader.option(key, value)
+    df = (reader.option("assign", json.dumps({topic: parts}))
+          .option("startingOffsets", json.dumps({topic: {str(p): ranges[p][0] for p in parts}}))
+          .option("endingOffsets", json.dumps({topic: {str(p): ranges[p][1] for p in parts}}))
+          .option("includeHeaders", "true")
+          .option("failOnDataLoss", "false")
+          .load())
+    return df.selectExpr("'%s' AS side" % side, "partition", "offset", "unix_millis(timestamp) AS ts",
+                         "key", "length(value) AS value_bytes",
+                         digest.SPARK_RECORD_HASH + " AS record_hash")
+
+
+def ranges_for(adm, topic, parts, window, side, settle_to=None):
+    if window and window.get(side + "_offsets"):
+        spec = window[side + "_offsets"]
+        return {int(p): (int(v[0]), int(v[1])) for p, v in spec.items()}
+    lo = ku.end_offsets(adm, topic, parts, "earliest")
+    hi = ku.end_offsets(adm, topic, parts, "latest")
+    if window and window.get("from_ms") is not None:
+        lo = ku.offsets_for_timestamp(adm, topic, parts, window["from_ms"])
+    if window and window.get("to_ms") is not None:
+        hi = ku.offsets_for_timestamp(adm, topic, parts, window["to_ms"])
+    return {p: (lo[p], max(lo[p], hi[p])) for p in range(parts)}
+
+
+def preview(data, limit=40):
+    if data is None:
+        return None
+    try:
+        text = bytes(data).decode("utf-8")
+        return text if len(text) <= limit else text[:limit] + "..."
+    except UnicodeDecodeError:
+        return "0x" + bytes(data[:limit // 2]).hex()
+
+
+class TopicReconcile(object):
+    def __init__(self, cfg, flow, topic, progress):
+        self.cfg = cfg
+        self.flow = flow
+        self.topic = topic
+        self.remote = cfgmod.remote_topic_name(flow, topic)
+        self.progress = progress
+        rc = cfg["checks"]["reconcile"]
+        self.window = rc.get("window") or None
+        self.samples = int(rc.get("samples", 5))
+        self.settle_s = float(rc.get("settle_s", 30))
+
+    def offsets(self):
+        f = self.flow
+        src = ku.admin(f["source_bootstrap_servers"], cfgmod.cluster_props(self.cfg, f["source"]))
+        tgt = ku.admin(f["target_bootstrap_servers"], cfgmod.cluster_props(self.cfg, f["target"]))
+        try:
+            ps, pt = ku.partitions_of(src, self.topic), ku.partitions_of(tgt, self.remote)
+            if ps is None or pt is None:
+                return ps, pt, None, None
+            src_r = ranges_for(src, self.topic, ps, self.window, SOURCE)
+            tgt_r = ranges_for(tgt, self.remote, pt, self.window, TARGET)
+            if not self.window:
+                # whole topic: give in-flight replication a moment to land (spans compared by offsets)
+                deadline = time.time() + self.settle_s
+                while time.time() < deadline and any(
+                        (src_r[p][1] - src_r[p][0]) != (tgt_r.get(p, (0, 0))[1] - tgt_r.get(p, (0, 0))[0])
+                        for p in src_r):
+                    self.progress.line("settle" + self.remote, "flow %s: %s -> %s: waiting up to %ds for the target "
+                                       "to catch up before reading" % (f["name"], self.topic, self.remote,
+                                                                       self.settle_s))
+                    time.sleep(1)
+                    tgt_r = ranges_for(tgt, self.remote, pt, self.window, TARGET)
+            return ps, pt, src_r, tgt_r
+        finally:
+            src.close()
+            tgt.close()
+
+    def run(self, spark):
+        f = self.flow
+        res = result("reconcile", f, self.topic)
+        res["remote_topic"] = self.remote
+        ps, pt, src_r, tgt_r = self.offsets()
+        where = "flow %s topic %s -> %s" % (f["name"], self.topic, self.remote)
+        if ps is None:
+            res["messages"].append("%s: topic %s does not exist on source %s" % (where, self.topic, f["source"]))
+            return finish(res, "error")
+        if pt is None:
+            res["messages"].append("%s: remote topic %s does not exist on target %s"
+                                   % (where, self.remote, f["target"]))
+            return finish(res)
+        if ps != pt:
+            res["messages"].append("%s: %d partitions on source, %d on target" % (where, ps, pt))
+        frames = [d for d in (
+            read_side(spark, SOURCE, f["source_bootstrap_servers"], cfgmod.cluster_props(self.cfg, f["source"]),
+                      self.topic, src_r),
+            read_side(spark, TARGET, f["target_bootstrap_servers"], cfgmod.cluster_props(self.cfg, f["target"]),
+                      self.remote, tgt_r)) if d is not None]
+        if not frames:
+            rows = []
+        else:
+            df = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+            if self.window and (self.window.get("from_ms") is not None or self.window.get("to_ms") is not None):
+                if self.window.get("from_ms") is not None:
+                    df = df.where("ts >= %d" % int(self.window["from_ms"]))
+                if self.window.get("to_ms") is not None:
+                    df = df.where("ts < %d" % int(self.window["to_ms"]))
+            self.progress.line("spark" + self.remote, "flow %s: Spark reading %s (%d partitions) and %s (%d)"
+                               % (f["name"], self.topic, ps, self.remote, pt), force=True)
+            rows = (df.selectExpr("side", "partition", digest.SPARK_HASH_LOW + " AS lo",
+                                  digest.SPARK_HASH_HIGH + " AS hi")
+                    .groupBy("side", "partition")
+                    .agg({"*": "count", "lo": "sum", "hi": "sum"}).collect())
+        stats = {}
+        for row in rows:
+            d = row.asDict()
+            stats[(d["side"], d["partition"])] = (d["count(1)"], digest.format_digest(d["sum(lo)"], d["sum(hi)"]))
+        parts_out, bad = [], []
+        for part in range(max(ps, pt)):
+            s = stats.get((SOURCE, part), (0, digest.format_digest(0, 0)))
+            t = stats.get((TARGET, part), (0, digest.format_digest(0, 0)))
+            item = {"partition": part, "source_count": s[0], "target_count": t[0], "source_digest": s[1],
+                    "target_digest": t[1], "source_offsets": list(src_r.get(part, (0, 0))),
+                    "target_offsets": list(tgt_r.get(part, (0, 0))), "match": s == t}
+            parts_out.append(item)
+            if s != t:
+                bad.append(item)
+        if bad and frames:
+            self.sample(df, bad)
+        for item in bad:
+            text = "%s partition %d: source %d records, target %d (digest %s != %s)" % (
+                where, item["partition"], item["source_count"], item["target_count"], item["source_digest"][:12],
+                item["target_digest"][:12])
+            for kind in ("missing", "extra", "duplicated"):
+                if item.get(kind):
+                    text += "; %s on target: %s" % (kind, ", ".join(
+                        "%s offset %s key %r ts %s" % (r["side"], r["offset"], r["key"], r["timestamp"])
+                        for r in item[kind]))
+            res["messages"].append(text)
+        res["details"] = {"partitions": parts_out, "window": self.window,
+                          "source_records": sum(i["source_count"] for i in parts_out),
+                          "target_records": sum(i["target_count"] for i in parts_out)}
+        return finish(res)
+
+    def sample(self, df, bad):
+        """Up to ``samples`` missing/extra/duplicated records per mismatching partition."""
+        from pyspark.sql import functions as F
+        parts = [i["partition"] for i in bad]
+        sel = df.where(F.col("partition").isin(parts))
+        per = (sel.groupBy("partition", "record_hash")
+               .agg(F.sum(F.when(F.col("side") == SOURCE, 1).otherwise(0)).alias("n_s"),
+                    F.sum(F.when(F.col("side") == TARGET, 1).otherwise(0)).alias("n_t"),
+                    F.min(F.when(F.col("side") == SOURCE, F.col("offset"))).alias("off_s"),
+                    F.min(F.when(F.col("side") == TARGET, F.col("offset"))).alias("off_t"),
+                    F.first("key").alias("key"), F.first("ts").alias("ts"))
+               .where("n_s != n_t"))
+        rows = per.orderBy("partition", F.coalesce("off_s", "off_t")).limit(self.samples * 3 * len(parts)).collect()
+        by_part = {i["partition"]: i for i in bad}
+        for row in rows:
+            item = by_part[row["partition"]]
+            if row["n_t"] == 0:
+                kind, side, off = "missing", SOURCE, row["off_s"]
+            elif row["n_s"] == 0:
+                kind, side, off = "extra", TARGET, row["off_t"]
+            else:
+                kind, side, off = "duplicated", TARGET, row["off_t"]
+            lst = item.setdefault(kind, [])
+            if len(lst) < self.samples:
+                lst.append({"side": side, "offset": off, "key": preview(row["key"]), "timestamp": row["ts"],
+                            "record_hash": row["record_hash"], "source_copies": row["n_s"],
+                            "target_copies": row["n_t"]})
+
+
+def run_reconcile(cfg, progress, master="local[2]", jars_dir=None):
+    spark = spark_session(master, jars_dir)
+    checks = []
+    for flow in cfg["enabled_flows"]:
+        for topic in cfgmod.reconcile_topics_for(cfg, flow):
+            try:
+                checks.append(TopicReconcile(cfg, flow, topic, progress).run(spark))
+            except Exception as exc:  # noqa: BLE001 - this topic could not be reconciled
+                res = result("reconcile", flow, topic)
+                res["messages"].append("flow %s topic %s: reconcile could not run: %s: %s"
+                                       % (flow["name"], topic, type(exc).__name__, str(exc).splitlines()[0]))
+                checks.append(finish(res, "error"))
+    return {"checks": checks, "spark": {"version": spark.version, "master": master,
+                                        "jars_dir": jars_dir}}
