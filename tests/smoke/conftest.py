@@ -1,0 +1,45 @@
+"""Fixtures for the smoke job's tests: real brokers A and B and one real MirrorMaker 2 per session.
+
+Brokers and MM2 come from the lab's Kafka archive (.cache/kafka/kafka_2.13-*.tgz) and run on
+127.0.0.1 (see harness.py); MM2 runs dedicated mode with A->B and B->A (active-active, default
+replication policy) for topics ``mm2-smoke.*``, with short refresh/sync intervals.
+"""
+
+import os
+import signal
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from jobtools import MM2_FLOWS  # noqa: E402
+
+
+def _interrupt(signum, _frame):
+    # SIGTERM/SIGHUP (e.g. a CI timeout): let pytest run the fixtures' teardown, which stops the JVMs
+    raise KeyboardInterrupt("signal %d" % signum)
+
+
+@pytest.fixture(scope="session")
+def lab():
+    """Brokers A and B (set MM2_SMOKE_KEEP_LAB=1 to keep their logs in /tmp/mm2-smoke-lab.*)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)
+    if not harness.find_archive():
+        pytest.fail("no lab Kafka archive in .cache/kafka: run scripts/bootstrap.sh (lab/kafka-dist/assemble.sh)")
+    the_lab = harness.Lab()
+    try:
+        the_lab.start_brokers()
+        yield the_lab
+    finally:
+        the_lab.stop()
+
+
+@pytest.fixture(scope="session")
+def mm2(lab):
+    """The session's MirrorMaker 2 (A<->B); tests that stop it must run last."""
+    lab.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+    lab.wait_topic("A", "heartbeats", 60)
+    yield lab
+    lab.stop_mm2()

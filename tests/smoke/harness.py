@@ -1,0 +1,264 @@
+"""Local Kafka + MirrorMaker 2 for the smoke job's tests and bench/smoke_reconcile.py.
+
+Real single-node KRaft brokers and real dedicated-mode MirrorMaker 2 on 127.0.0.1, from the lab
+archive (.cache/kafka/kafka_2.13-*.tgz), with mm2.properties rendered by
+plugins/module_utils/mm2_model.py (loaded by path).  Adapted from bench/mm2_throughput.py.
+"""
+
+import base64
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MODEL = os.path.join(REPO, "plugins", "module_utils", "mm2_model.py")
+SMOKE_DIR = os.path.join(REPO, "smoke")
+
+# single-broker clusters need replication factor 1 everywhere
+HARNESS_GLOBALS = {
+    "replication.factor": 1,
+    "checkpoints.topic.replication.factor": 1,
+    "heartbeats.topic.replication.factor": 1,
+    "offset-syncs.topic.replication.factor": 1,
+    "offset.storage.replication.factor": 1,
+    "status.storage.replication.factor": 1,
+    "config.storage.replication.factor": 1,
+}
+# short MM2 intervals so that the checks finish in seconds (defaults: 600 s / 60 s)
+FAST_INTERVALS = {
+    "refresh.topics.interval.seconds": 5,
+    "refresh.groups.interval.seconds": 5,
+    "sync.topic.configs.interval.seconds": 5,
+    "emit.checkpoints.interval.seconds": 2,
+    "sync.group.offsets.interval.seconds": 2,
+    "emit.heartbeats.interval.seconds": 1,
+}
+
+
+def log(msg):
+    sys.stderr.write("[%s] %s\n" % (time.strftime("%H:%M:%S"), msg))
+    sys.stderr.flush()
+
+
+def load_model():
+    spec = importlib.util.spec_from_file_location("mm2_model_for_smoke_tests", MODEL)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def find_archive():
+    env = os.environ.get("KAFKA_ARCHIVE")
+    if env and os.path.isfile(env):
+        return env
+    d = os.path.join(REPO, ".cache", "kafka")
+    cands = sorted(f for f in os.listdir(d) if re.match(r"kafka_2\.13-.*\.tgz$", f)) if os.path.isdir(d) else []
+    return os.path.join(d, cands[-1]) if cands else None
+
+
+def free_ports(count):
+    socks, ports = [], []
+    for _i in range(count):
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        socks.append(sock)
+        ports.append(sock.getsockname()[1])
+    for sock in socks:
+        sock.close()
+    return ports
+
+
+def start_process(cmd, logfile, env=None):
+    with open(logfile, "ab") as out:
+        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
+
+
+def stop_process(proc, grace=30):
+    if proc is None:
+        return
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            log("pid %d did not stop in %ds, killing" % (proc.pid, grace))
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def wait_for_log(path, pattern, timeout, proc):
+    deadline = time.time() + timeout
+    rx = re.compile(pattern)
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("process exited (%s), see %s" % (proc.returncode, path))
+        try:
+            with open(path, errors="replace") as fh:
+                if rx.search(fh.read()):
+                    return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError("no /%s/ in %s after %ss" % (pattern, path, timeout))
+
+
+def broker_props(path, data_dir, port, cport):
+    with open(path, "w") as fh:
+        fh.write("\n".join([
+            "process.roles=broker,controller",
+            "node.id=1",
+            "controller.quorum.voters=1@127.0.0.1:%d" % cport,
+            "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d" % (port, cport),
+            "advertised.listeners=PLAINTEXT://127.0.0.1:%d" % port,
+            "inter.broker.listener.name=PLAINTEXT",
+            "controller.listener.names=CONTROLLER",
+            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "log.dirs=%s" % data_dir,
+            "num.partitions=1",
+            "auto.create.topics.enable=false",
+            "group.initial.rebalance.delay.ms=0",
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=4",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "", ]))
+
+
+class Lab(object):
+    """Two single-node brokers (A, B) and at most one MirrorMaker 2 process at a time."""
+
+    def __init__(self, archive=None, workdir=None, heap="-Xmx512m -Xms256m"):
+        self.archive = archive or find_archive()
+        if not self.archive:
+            raise RuntimeError("no lab Kafka archive in .cache/kafka (lab/kafka-dist/assemble.sh)")
+        self.owns_tmp = workdir is None
+        self.tmp = workdir or tempfile.mkdtemp(prefix="mm2-smoke-lab.")
+        self.heap = heap
+        self.brokers = {}
+        self.mm2 = None
+        self.mm2_dir = None
+        self.mm2_count = 0
+        self.dist = None
+
+    # ------------------------------------------------------------------ brokers
+    def unpack(self):
+        subprocess.run(["tar", "-xzf", self.archive, "-C", self.tmp], check=True, timeout=120)
+        self.dist = os.path.join(self.tmp, [d for d in os.listdir(self.tmp) if d.startswith("kafka_")][0])
+
+    def bin(self, name):
+        return os.path.join(self.dist, "bin", name)
+
+    def start_brokers(self, names=("A", "B")):
+        if self.dist is None:
+            self.unpack()
+        for name in names:
+            port, cport = free_ports(2)
+            d = os.path.join(self.tmp, "broker-" + name)
+            os.makedirs(d)
+            props = os.path.join(d, "server.properties")
+            broker_props(props, os.path.join(d, "data"), port, cport)
+            cluster_id = "-"
+            while not cluster_id[0].isalnum():
+                cluster_id = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+            subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id, "-c", props],
+                           check=True, timeout=120, capture_output=True,
+                           env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
+            env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+            out = os.path.join(d, "stdout.log")
+            self.brokers[name] = {"bootstrap": "127.0.0.1:%d" % port, "out": out,
+                                  "proc": start_process([self.bin("kafka-server-start.sh"), props], out, env=env)}
+        for name in names:
+            b = self.brokers[name]
+            wait_for_log(b["out"], r"Kafka Server started", 120, b["proc"])
+            log("broker %s up on %s" % (name, b["bootstrap"]))
+
+    def bootstrap(self, name):
+        return self.brokers[name]["bootstrap"]
+
+    # ------------------------------------------------------------------ MM2
+    def mm2_inputs(self, flows, extra_globals=None, policy=None):
+        """Role-variable shapes (clusters, flows, globals, options) for the running brokers."""
+        clusters = [{"alias": n, "bootstrap_servers": [b["bootstrap"]], "broker_count": 1,
+                     "properties": {"plugin.discovery": "service_load"}}
+                    for n, b in sorted(self.brokers.items())]
+        glob = dict(HARNESS_GLOBALS)
+        glob.update(FAST_INTERVALS)
+        glob["plugin.discovery"] = "service_load"
+        rest = free_ports(1)[0]
+        glob["listeners"] = "http://127.0.0.1:%d" % rest
+        glob["rest.advertised.host.name"] = "127.0.0.1"
+        if policy:
+            glob["replication.policy.class"] = policy
+        glob.update(extra_globals or {})
+        return clusters, flows, glob, {"exactly_once": False, "internal_rest": True}
+
+    def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120):
+        """Start dedicated MM2 for ``flows`` (role variable shape); wait until ``wait_for`` (a
+        (cluster, topic) pair) exists, if given.  Returns the rendered properties."""
+        if self.mm2 is not None and self.mm2.poll() is None:
+            raise RuntimeError("an MM2 process is already running")
+        model = load_model()
+        clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals)
+        props = model.build_properties(clusters, flows, glob, options)
+        self.mm2_count += 1
+        d = os.path.join(self.tmp, "mm2-%d" % self.mm2_count)
+        os.makedirs(d)
+        path = os.path.join(d, "mm2.properties")
+        with open(path, "w") as fh:
+            fh.write(model.format_properties(props) + "\n")
+        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+        self.mm2_dir = d
+        self.mm2 = start_process([self.bin("connect-mirror-maker.sh"), path], os.path.join(d, "stdout.log"), env=env)
+        t0 = time.time()
+        if wait_for:
+            self.wait_topic(wait_for[0], wait_for[1], timeout)
+            log("MM2 #%d replicating after %.1fs" % (self.mm2_count, time.time() - t0))
+        return props
+
+    def stop_mm2(self):
+        if self.mm2 is not None:
+            stop_process(self.mm2, 30)
+            self.mm2 = None
+
+    def wait_topic(self, cluster, topic, timeout):
+        from kafka.admin import KafkaAdminClient
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap(cluster), client_id="harness")
+        try:
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                if topic in admin.list_topics():
+                    return
+                if self.mm2 is not None and self.mm2.poll() is not None:
+                    raise RuntimeError("MM2 exited (%s), see %s" % (self.mm2.returncode, self.mm2_dir))
+                time.sleep(0.5)
+            raise RuntimeError("topic %s not on %s after %ss" % (topic, cluster, timeout))
+        finally:
+            admin.close()
+
+    def stop(self):
+        self.stop_mm2()
+        for b in self.brokers.values():
+            stop_process(b["proc"], 30)
+        self.brokers = {}
+        if self.owns_tmp and not os.environ.get("MM2_SMOKE_KEEP_LAB"):
+            shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,151 @@
+"""The smoke job against real MirrorMaker 2 (session MM2: dedicated mode, A<->B, default policy).
+
+Order matters: the last test stops MM2.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient
+
+import harness
+from jobtools import JARS_DIR, make_config, messages, run_job, spark_ready, statuses
+
+ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"], "sync_group_offsets": True}]
+BOTH_WAYS = ONE_WAY + [{"source": "B", "target": "A", "topics": ["mm2-smoke.*"]}]
+EXPECTED = {"markers", "offsets", "new_topics", "partitions", "configs", "heartbeats"}
+
+
+def test_clean_one_way_flow_passes_every_check_cli(mm2, tmp_path):
+    """python -m mm2_smoke as the role runs it: exit 0, every check passes, report files written."""
+    cfg = make_config(mm2, tmp_path, ONE_WAY)
+    report_dir = tmp_path / "report"
+    env = dict(os.environ, PYTHONPATH=harness.SMOKE_DIR)
+    proc = subprocess.run([sys.executable, "-m", "mm2_smoke", "--config", cfg, "--report-dir", str(report_dir)],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+    sys.stderr.write(proc.stdout + proc.stderr[-2000:])
+    assert proc.returncode == 0, proc.stdout
+    assert "[mm2-smoke " in proc.stderr  # progress lines while waiting
+    assert ": PASS (" in proc.stdout
+    reports = sorted(report_dir.glob("mm2-smoke-smoke-*.json"))
+    assert len(reports) == 1
+    doc = json.loads(reports[0].read_text())
+    assert doc["report_version"] == 1 and doc["verdict"] == "pass" and doc["exit_code"] == 0
+    assert {c["check"] for c in doc["checks"]} == EXPECTED
+    assert all(c["status"] == "pass" for c in doc["checks"]), messages(doc)
+    markers = [c for c in doc["checks"] if c["check"] == "markers"][0]
+    assert markers["remote_topic"] == "A.mm2-smoke" and markers["details"]["found"] == 60
+    offsets = [c for c in doc["checks"] if c["check"] == "offsets"][0]
+    assert set(offsets["details"]["target_group"]) == {"0", "1", "2"}  # sync.group.offsets.enabled
+    assert doc["latency_ms"]["count"] == 60 and doc["latency_ms"]["p95"] is not None
+    for kind in ("png", "html"):
+        assert os.path.getsize(doc["files"][kind]) > 100
+    assert open(doc["files"]["png"], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_active_active_pair_passes_every_check(mm2, tmp_path):
+    doc = run_job(make_config(mm2, tmp_path, BOTH_WAYS), tmp_path)
+    assert doc["verdict"] == "pass", messages(doc)
+    got = statuses(doc)
+    for flow in ("A->B", "B->A"):
+        assert {c for (c, f, _t) in got if f == flow} == EXPECTED | {"cycles"}
+    assert [c["details"]["prefix"] for c in doc["checks"] if c["check"] == "cycles"] == ["A.B.", "B.A."]
+
+
+def _fill(bootstrap, topic, records, partitions=3):
+    prod = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    adm = KafkaAdminClient(bootstrap_servers=bootstrap)
+    if topic not in adm.list_topics():
+        adm.create_topics({topic: {"num_partitions": partitions, "replication_factor": 1}})
+        adm.wait_for_topics([topic])
+    adm.close()
+    for i in range(records):
+        prod.send(topic, key=b"k%d" % i, value=os.urandom(100), headers=[("h", b"%d" % i)], partition=i % partitions)
+    prod.flush(30)
+    prod.close()
+
+
+def _read_all(bootstrap, topic, partitions=3):
+    cons = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    tps = [TopicPartition(topic, p) for p in range(partitions)]
+    cons.assign(tps)
+    cons.seek_to_beginning()
+    ends = cons.end_offsets(tps)
+    out = {p: [] for p in range(partitions)}
+    while any(cons.position(tp) < ends[tp] for tp in tps):
+        for recs in cons.poll(timeout_ms=500).values():
+            for rec in recs:
+                out[rec.partition].append((rec.key, rec.value, list(rec.headers or [])))
+    cons.close()
+    return out
+
+
+def _wait_mirrored(lab, topic, records, timeout=60):
+    lab.wait_topic("B", "A." + topic, timeout)
+    cons = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"))
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        tps = [TopicPartition("A." + topic, p) for p in range(3)]
+        if sum(cons.end_offsets(tps).values()) >= records:
+            break
+        time.sleep(0.5)
+    cons.close()
+
+
+def test_reconcile_clean_then_extra_record_on_target(mm2, tmp_path):
+    assert spark_ready(), "pyspark or %s missing: run scripts/bootstrap.sh (lab/spark/fetch.sh)" % JARS_DIR
+    topic = "mm2-smoke-rec"
+    _fill(mm2.bootstrap("A"), topic, 300)
+    _wait_mirrored(mm2, topic, 300)
+    cfg = make_config(mm2, tmp_path, ONE_WAY, checks={"reconcile": {"topics": [topic], "settle_s": 20}})
+    doc = run_job(cfg, tmp_path, mode="reconcile")
+    assert doc["verdict"] == "pass", messages(doc)
+    parts = doc["checks"][0]["details"]["partitions"]
+    assert [p["source_count"] for p in parts] == [100, 100, 100] and all(p["match"] for p in parts)
+    # Spark's digest (SQL built-ins) equals the Python definition over the same records
+    from mm2_smoke import digest
+    for part, recs in _read_all(mm2.bootstrap("A"), topic).items():
+        assert parts[part]["source_digest"] == digest.digest_of(recs)
+    # a record written straight to the remote topic: extra on the target
+    prod = KafkaProducer(bootstrap_servers=mm2.bootstrap("B"))
+    prod.send("A." + topic, key=b"intruder", value=b"not from A", partition=1)
+    prod.flush(10)
+    prod.close()
+    doc = run_job(cfg, tmp_path, mode="reconcile")
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1
+    msg = " ".join(messages(doc, "reconcile"))
+    assert ("flow A->B topic mm2-smoke-rec -> A.mm2-smoke-rec partition 1: source 100 records, target 101" in msg
+            and "extra on target: target offset 100 key 'intruder'" in msg), msg
+    bad = [p for p in doc["checks"][0]["details"]["partitions"] if not p["match"]]
+    assert [p["partition"] for p in bad] == [1]
+
+
+def test_group_never_committed_has_no_checkpoint(mm2, tmp_path):
+    cfg = make_config(mm2, tmp_path, ONE_WAY, checks={
+        "enabled": ["markers", "offsets"], "group": "never-committed-{run_id}", "offsets": {"commit": False},
+        "records": 12, "timeouts": {"offsets": 12}})
+    doc = run_job(cfg, tmp_path)
+    assert doc["verdict"] == "fail"
+    msg = " ".join(messages(doc, "offsets"))
+    run_id = doc["run_id"]
+    assert ("flow A->B group never-committed-%s: no checkpoint for A.mm2-smoke partition 0 in "
+            "A.checkpoints.internal on target B after 12s (the group has no committed offset on source A for "
+            "mm2-smoke-0: it never committed)" % run_id) in msg, msg
+
+
+def test_mm2_stopped_markers_missing(mm2, tmp_path):
+    """Runs last: stops the session's MirrorMaker 2."""
+    mm2.stop_mm2()
+    cfg = make_config(mm2, tmp_path, ONE_WAY, checks={"enabled": ["markers", "heartbeats"], "records": 20,
+                                                      "timeouts": {"markers": 10, "heartbeats": 5}})
+    doc = run_job(cfg, tmp_path)
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1
+    msg = " ".join(messages(doc, "markers"))
+    assert "flow A->B topic mm2-smoke -> A.mm2-smoke: 20 of 20 markers missing after 10s: seq 0 (source " \
+           "partition 0 offset" in msg, msg
+    hb = " ".join(messages(doc, "heartbeats"))
+    assert "flow A->B: heartbeats A->B in topic heartbeats on target B not advancing within 5s" in hb, hb

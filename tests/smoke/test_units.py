@@ -1,0 +1,145 @@
+"""Unit tests of the smoke job's pure functions (no Kafka, no Spark)."""
+
+import json
+import struct
+
+import pytest
+
+from mm2_smoke import config, digest, formats, kafka_util, png, report, stats
+from mm2_smoke.smoke import first_diff
+
+
+def test_checkpoint_decode_hand_made_bytes():
+    # Checkpoint.java: key (group STRING, topic STRING, partition INT32);
+    # value (version INT16 = 0, upstreamOffset INT64, offset INT64, metadata STRING)
+    key = b"\x00\x02g1" + b"\x00\x07A.topic" + b"\x00\x00\x00\x03"
+    value = b"\x00\x00" + struct.pack(">q", 120) + struct.pack(">q", 97) + b"\x00\x02md"
+    cp = formats.decode_checkpoint(key, value)
+    assert cp == formats.Checkpoint("g1", "A.topic", 3, 120, 97, "md")
+    assert formats.encode_checkpoint(cp) == (key, value)
+
+
+def test_checkpoint_decode_rejects_malformed():
+    with pytest.raises(formats.FormatError, match="truncated"):
+        formats.decode_checkpoint(b"\x00\x05ab", b"\x00\x00")
+    with pytest.raises(formats.FormatError, match="version 1"):
+        formats.decode_checkpoint(b"\x00\x01g\x00\x01t\x00\x00\x00\x00", b"\x00\x01" + b"\x00" * 18)
+
+
+def test_heartbeat_round_trip():
+    hb = formats.Heartbeat("A", "B", 1700000000123)
+    key, value = formats.encode_heartbeat(hb)
+    assert key == b"\x00\x01A\x00\x01B" and value == b"\x00\x00" + struct.pack(">q", 1700000000123)
+    assert formats.decode_heartbeat(key, value) == hb
+
+
+def test_digest_is_order_insensitive_and_content_sensitive():
+    recs = [(b"k%d" % i, b"v%d" % i, [("h", b"%d" % i)]) for i in range(50)]
+    base = digest.digest_of(recs)
+    assert digest.digest_of(list(reversed(recs))) == base
+    assert digest.digest_of(recs + [recs[3]]) != base            # duplicate
+    assert digest.digest_of(recs[1:]) != base                    # missing
+    changed = list(recs)
+    changed[7] = (b"k7", b"v7", [("h", b"8")])                   # header changed
+    assert digest.digest_of(changed) != base
+    # null vs empty, and field boundaries, are distinct
+    assert digest.record_hash(None, b"", []) != digest.record_hash(b"", b"", [])
+    assert digest.record_hash(b"ab", b"c", []) != digest.record_hash(b"a", b"bc", [])
+    assert digest.digest_of([]) == "0" * 32
+
+
+def test_digest_encoding_known_vector():
+    enc = digest.encode_record(b"k", None, [("h", b"\x01")])
+    assert enc == b"\x01\x00\x00\x00\x01k" + b"\x00" + b"\x00\x00\x00\x01" + b"\x01\x00\x00\x00\x01h" \
+        + b"\x01\x00\x00\x00\x01\x01"
+    assert "sha2(" in digest.SPARK_RECORD_HASH and "aggregate(" in digest.SPARK_RECORD_HASH
+
+
+def test_percentiles_and_histogram():
+    vals = list(range(1, 101))
+    assert stats.percentile(vals, 50) == 50 and stats.percentile(vals, 95) == 95
+    assert stats.percentile(vals, 100) == 100 and stats.percentile([], 50) is None
+    assert stats.summary([5, 1, 3]) == {"count": 3, "p50": 3, "p95": 5, "max": 5, "min": 1, "mean": 3.0}
+    hist = stats.histogram([0, 1, 9, 10, 19], bins=2)
+    assert hist == {"edges": [0, 10, 20], "counts": [3, 2]}
+
+
+def test_png_writer_round_trip():
+    cv = png.Canvas(20, 10)
+    cv.rect(2, 2, 4, 3, (255, 0, 0))
+    cv.text(8, 2, "A1", scale=1)
+    data = cv.png()
+    width, height, rows = png.read_png(data)
+    assert (width, height) == (20, 10)
+    assert rows[2][3 * 2:3 * 2 + 3] == b"\xff\x00\x00" and rows[0][:3] == b"\xff\xff\xff"
+    assert rows[2][3 * 9:3 * 9 + 3] == b"\x00\x00\x00"  # the top of 'A' (0b010)
+    with pytest.raises(ValueError, match="CRC"):
+        png.read_png(data[:30] + bytes([data[30] ^ 1]) + data[31:])
+
+
+def test_remote_topic_names_and_filter():
+    flow = {"name": "A->B", "source": "A", "remote_topic_prefix": "A.", "topics_regex": "orders.*",
+            "topics_exclude_regex": r".*[\-\.]internal"}
+    assert config.remote_topic_name(flow, "orders") == "A.orders"
+    identity = dict(flow, remote_topic_prefix=None, replication_policy="identity")
+    assert config.remote_topic_name(identity, "orders") == "orders"
+    assert config.remote_topic_name(dict(flow, remote_topic_prefix=None, separator="_"), "x") == "A_x"
+    with pytest.raises(config.ConfigError, match="cannot predict"):
+        config.remote_topic_name(dict(flow, remote_topic_prefix=None, replication_policy="com.x.Custom"), "x")
+    assert config.topic_matches(flow, "orders-1") and not config.topic_matches(flow, "orders.internal")
+    assert not config.topic_matches(flow, "payments")
+
+
+def test_config_validation_messages(tmp_path):
+    with pytest.raises(config.ConfigError, match=r"config.version: expected 1"):
+        config.normalise({"version": 2})
+    with pytest.raises(config.ConfigError) as err:
+        config.normalise({"version": 1, "clusters": {"A": {}}, "flows": [{"name": "A->C", "source": "A",
+                                                                          "target": "C"}],
+                          "checks": {"enabled": ["markers", "bogus"]}})
+    text = str(err.value)
+    assert "config.clusters.A.bootstrap_servers: missing" in text
+    assert "config.flows[0].target: cluster 'C' not in config.clusters" in text
+    assert "config.checks.enabled: unknown check(s) ['bogus']" in text
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"version": 1, "run_id": "r1",
+                                "clusters": {"A": {"bootstrap_servers": "h:1"}, "B": {"bootstrap_servers": "h:2"}},
+                                "flows": [{"name": "A->B", "source": "A", "target": "B"}],
+                                "checks": {"refresh_interval_s": 30}}))
+    cfg = config.load(str(path))
+    assert cfg["run_id"] == "r1" and cfg["checks"]["timeouts"]["new_topic"] == 90
+    assert cfg["flows"][0]["target_bootstrap_servers"] == "h:2" and cfg["checks"]["records"] == 100
+
+
+def test_java_client_properties_to_kafka_python():
+    kwargs, ignored = kafka_util.python_client_kwargs({
+        "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                            'username="mm2" password="s3\\"cr";',
+        "ssl.truststore.location": "/etc/ca.pem", "ssl.truststore.type": "PEM"})
+    assert kwargs == {"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
+                      "sasl_plain_username": "mm2", "sasl_plain_password": 's3\\"cr', "ssl_cafile": "/etc/ca.pem"}
+    assert ignored == ["ssl.truststore.type"]
+
+
+def test_first_diff_and_verdict():
+    assert first_diff(b"abc", b"abc") is None and first_diff(b"abc", b"abd") == 2
+    assert first_diff(b"ab", b"abc") == 2
+    assert report.verdict([{"status": "pass"}, {"status": "skip"}]) == ("pass", 0)
+    assert report.verdict([{"status": "pass"}, {"status": "fail"}, {"status": "error"}]) == ("fail", 1)
+    assert report.verdict([{"status": "error"}]) == ("error", 2) and report.verdict([]) == ("error", 2)
+
+
+def test_report_files(tmp_path):
+    checks = [{"check": "markers", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
+               "messages": ["flow A->B topic t -> A.t: 1 of 2 markers missing"], "details": {}, "duration_s": 1}]
+    doc = report.build({"mode": "smoke", "run_id": "r1", "duration_s": 1.0}, checks, [10, 20, 30])
+    files = report.write(doc, str(tmp_path))
+    back = json.loads(open(files["json"]).read())
+    assert back["report_version"] == 1 and back["verdict"] == "fail" and back["latency_ms"]["p50"] == 20
+    assert back["topics"] == [{"flow": "A->B", "topic": "t", "remote_topic": "A.t", "checks": {"markers": "fail"},
+                               "status": "fail"}]
+    page = open(files["html"]).read()
+    assert "1 of 2 markers missing" in page and "mm2-smoke-smoke-r1.png" in page
+    assert png.read_png(open(files["png"], "rb").read())[0] == 760
+    assert "FAIL   markers    A->B     t -> A.t" in report.summary_text(doc)
