@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks for the lab and the tests; every step skips itself when done.
 #   Debian packages (podman, runc, debootstrap, ...), a Python venv from pinned requirements,
-#   the collection symlink, the lab's Kafka archive (Apache jars through Maven) and the lab image.
+#   the collection symlink, the lab's Kafka archive (Apache jars through Maven), Spark's Kafka
+#   source jars for the smoke job (Maven) and the lab image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
 bash lab/host-setup.sh
 
+# dev: Ansible, Molecule, linters, test tools; smoke: the smoke job's pyspark (a large download),
+# kept apart so that users of the collection alone need not install it.
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements/dev.txt | cut -d' ' -f1)
+want=$(cat requirements/dev.txt requirements/smoke.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -m venv .venv
-  .venv/bin/pip install --quiet -r requirements/dev.txt
+  .venv/bin/pip install --quiet -r requirements/dev.txt -r requirements/smoke.txt
   echo "$want" > "$stamp"
 fi
 
@@ -22,5 +25,6 @@ ln -sfn ../../.. .collections/ansible_collections/kafkaops/mirrormaker
 
 export CONTAINERS_CONF="$PWD/lab/containers.conf"
 bash lab/kafka-dist/assemble.sh
+bash lab/spark/fetch.sh
 bash lab/image/build.sh
 echo "bootstrap: ready in $((SECONDS - start)) s"

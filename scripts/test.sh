@@ -2,7 +2,7 @@
 # The whole test suite: lint, unit tests, sanity, the built collection installed and converged by
 # Molecule on real systemd hosts running real Kafka. Every step runs; the summary counts them.
 #   bash scripts/test.sh              everything
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build molecule)
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
@@ -22,12 +22,15 @@ step_build() {
     ansible-galaxy collection install --force -p "$installed" .cache/build/kafkaops-mirrormaker-*.tar.gz &&
     ANSIBLE_COLLECTIONS_PATH="$installed" ansible-doc -t role kafkaops.mirrormaker.kafka_broker >/dev/null
 }
+# The smoke job and the mm2_smoke role against real brokers, real MirrorMaker 2 and real Spark on
+# this machine (tests/smoke/harness.py starts them from the lab's Kafka archive).
+step_smoke() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 tests/smoke; }
 step_molecule() {
   ANSIBLE_COLLECTIONS_PATH="$installed" molecule test --all
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint unit sanity build molecule)
+[ ${#steps[@]} -gt 0 ] || steps=(lint unit sanity build smoke molecule)
 passed=0 failed=0 report=()
 for step in "${steps[@]}"; do
   echo "=== $step"
