@@ -130,6 +130,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=1200)
     ap.add_argument("--kafka-python", action="store_true", help="also time a kafka-python raw read (slow)")
     ap.add_argument("--no-json", action="store_true")
+    ap.add_argument("--keep-reports", metavar="DIR", help="write the job's reports (JSON, PNG, HTML) to DIR")
     args = ap.parse_args()
     if args.quick and "--records" not in sys.argv:
         args.records = 100000
@@ -174,6 +175,9 @@ def bench(args, lab):
         log("raw read (kafka-python): %.2fs %s" % (kp_s, kp))
 
     tmp = tempfile.mkdtemp(prefix="smoke_reconcile.", dir=lab.tmp)
+    if args.keep_reports:
+        os.makedirs(args.keep_reports, exist_ok=True)
+        tmp = os.path.abspath(args.keep_reports)
     cfg = job_config(lab, os.path.join(tmp, "reconcile.json"), flows,
                      {"topics": [TOPIC], "reconcile": {"topics": [TOPIC], "settle_s": 0}})
     t0 = time.time()

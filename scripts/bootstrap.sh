@@ -19,6 +19,15 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# Wheels the lab hosts install the smoke job's client from (they reach no package index).
+wheels=$(grep -E '^(kafka-python|lz4|zstandard)==' requirements/smoke.txt)
+if [ "$(cat .cache/wheels/.pins 2>/dev/null)" != "$wheels" ]; then
+  rm -rf .cache/wheels
+  # shellcheck disable=SC2086 # one pin per word
+  .venv/bin/pip download --quiet --no-deps --only-binary=:all: -d .cache/wheels $wheels
+  echo "$wheels" > .cache/wheels/.pins
+fi
+
 # The repository is the collection; Ansible finds it by FQCN through this link.
 mkdir -p .collections/ansible_collections/kafkaops
 ln -sfn ../../.. .collections/ansible_collections/kafkaops/mirrormaker

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The local demo: systemd hosts as podman containers, converged by playbooks/site.yml.
-#   bash scripts/demo.sh          start (or re-converge) the lab
+# The local demo: systemd hosts as podman containers, converged by playbooks/site.yml, then
+# replication proven by the smoke job (playbooks/smoke.yml; report in ./mm2-smoke-reports).
+#   bash scripts/demo.sh          start (or re-converge) the lab and run the smoke job
 #   bash scripts/demo.sh down     remove it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,7 @@ fi
 start=$SECONDS
 ansible-playbook -i "$inventory" lab/up.yml
 ansible-playbook -i "$inventory" playbooks/site.yml
-echo "demo: lab converged in $((SECONDS - start)) s; 'bash scripts/demo.sh down' removes it"
+echo "demo: lab converged in $((SECONDS - start)) s"
+ansible-playbook -i "$inventory" playbooks/smoke.yml
+echo "demo: converged and replication proven in $((SECONDS - start)) s; reports in $PWD/mm2-smoke-reports;" \
+  "'bash scripts/demo.sh down' removes the lab"
