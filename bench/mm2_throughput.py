@@ -21,14 +21,12 @@ Needs: python3 (stdlib only), java + javac 17, the lab archive (lab/kafka-dist/a
 import argparse
 import base64
 import datetime
-import importlib.util
 import json
 import os
 import platform
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,8 +36,11 @@ from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+# Brokers and processes are started the same way as for the smoke tests.
+sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
+from harness import (broker_props, free_ports, load_model, log, start_process,  # noqa: E402 pylint: disable=wrong-import-position
+                     stop_process as stop, wait_for_log)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
-MODEL = os.path.join(REPO, "plugins", "module_utils", "mm2_model.py")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 
 TOPIC = "bench"
@@ -84,11 +85,6 @@ ROLE_DEFAULT = "role"
 PROCS = []  # every Popen this script started (each in its own session/process group)
 
 
-def log(msg):
-    sys.stderr.write("[%s] %s\n" % (time.strftime("%H:%M:%S"), msg))
-    sys.stderr.flush()
-
-
 def role_defaults():
     """The mirrormaker role's shipped defaults, so the bench follows the role when it changes."""
     try:
@@ -100,52 +96,10 @@ def role_defaults():
     return data["mirrormaker_default_properties"] or {}, data["mirrormaker_flow_default_properties"] or {}
 
 
-def load_model():
-    spec = importlib.util.spec_from_file_location("mm2_model", MODEL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def free_ports(n):
-    socks, ports = [], []
-    for _port in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-        ports.append(s.getsockname()[1])
-    for s in socks:
-        s.close()
-    return ports
-
-
 def start(cmd, logfile, env=None):
-    with open(logfile, "ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
+    proc = start_process(cmd, logfile, env)
     PROCS.append(proc)
     return proc
-
-
-def stop(proc, grace=30):
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            log("pid %d did not stop in %ds, killing" % (proc.pid, grace))
-    # whatever is left in the group (the JVM is exec'ed, so normally nothing)
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def run(cmd, timeout, logfile=None, env=None):
@@ -203,46 +157,6 @@ class Watcher(object):
         if t2 <= t1 or n2 <= n1:
             return t1, None
         return t1, (n2 - n1) / (t2 - t1)
-
-
-def broker_props(path, data_dir, port, cport):
-    with open(path, "w") as fh:
-        fh.write("\n".join([
-            "process.roles=broker,controller",
-            "node.id=1",
-            "controller.quorum.voters=1@127.0.0.1:%d" % cport,
-            "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d" % (port, cport),
-            "advertised.listeners=PLAINTEXT://127.0.0.1:%d" % port,
-            "inter.broker.listener.name=PLAINTEXT",
-            "controller.listener.names=CONTROLLER",
-            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-            "log.dirs=%s" % data_dir,
-            "num.partitions=1",
-            "auto.create.topics.enable=false",
-            "group.initial.rebalance.delay.ms=0",
-            "offsets.topic.replication.factor=1",
-            "offsets.topic.num.partitions=4",
-            "share.coordinator.state.topic.replication.factor=1",
-            "share.coordinator.state.topic.min.isr=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "", ]))
-
-
-def wait_for_log(path, pattern, timeout, proc):
-    deadline = time.time() + timeout
-    rx = re.compile(pattern)
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("process exited (%s), see %s" % (proc.returncode, path))
-        try:
-            with open(path, errors="replace") as fh:
-                if rx.search(fh.read()):
-                    return
-        except FileNotFoundError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError("no /%s/ in %s after %ss" % (pattern, path, timeout))
 
 
 def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):

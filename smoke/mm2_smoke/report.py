@@ -75,8 +75,38 @@ def summary_text(doc):
     return "\n".join(lines)
 
 
+MAX_BARS = 48
+
+
+def partition_bars(cv, doc, box):
+    """Reconcile mode: per partition, source and target record counts side by side; False if none."""
+    parts = [(c["topic"], p) for c in doc["checks"] if c["check"] == "reconcile"
+             for p in (c.get("details") or {}).get("partitions") or []]
+    if not parts:
+        return False
+    x0, y0, x1, y1 = box
+    shown = parts[:MAX_BARS]
+    top = max(max(p["source_count"], p["target_count"]) for _t, p in shown) or 1
+    slot = (x1 - x0 - 4) // len(shown)
+    bar = max(1, (slot - 2) // 2)
+    for i, (_topic, p) in enumerate(shown):
+        left = x0 + 2 + i * slot
+        target_color = COLORS["pass"] if p.get("match") else COLORS["fail"]
+        for j, (n, color) in enumerate(((p["source_count"], (52, 120, 200)), (p["target_count"], target_color))):
+            h = int((y1 - y0 - 10) * n / float(top))
+            if n:
+                cv.rect(left + j * bar, y1 - max(h, 1), left + j * bar + bar - 1, y1 - 1, color)
+    cv.text(10, y0, str(top))
+    cv.text(10, y1 - 10, "0")
+    bad = sum(1 for _t, p in parts if not p.get("match"))
+    more = " (FIRST %d)" % MAX_BARS if len(parts) > MAX_BARS else ""
+    cv.text(x0, y1 + 6, "RECORDS PER PARTITION: SOURCE BLUE, TARGET GREEN / RED IF DIFFERENT. %d OF %d DIFFER%s"
+            % (bad, len(parts), more))
+    return True
+
+
 def picture(doc):
-    """PNG bytes: title, latency histogram, one status row per flow/topic."""
+    """PNG bytes: title, latency histogram (reconcile: counts per partition), a status row per flow/topic."""
     rows = doc["topics"]
     width, hist_h = 760, 200
     height = 60 + hist_h + 50 + 26 * max(1, len(rows))
@@ -103,7 +133,7 @@ def picture(doc):
         lat = doc["latency_ms"]
         cv.text(x0 + 150, y1 + 6, "LATENCY P50 %s P95 %s MAX %s N %s"
                 % (lat["p50"], lat["p95"], lat["max"], lat["count"]))
-    else:
+    elif not partition_bars(cv, doc, (x0, y0, x1, y1)):
         cv.text(x0 + 20, y0 + hist_h // 2, "NO LATENCIES (%s MODE)" % doc.get("mode", ""))
     y = y1 + 30
     for row in rows:

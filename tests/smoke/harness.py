@@ -2,7 +2,8 @@
 
 Real single-node KRaft brokers and real dedicated-mode MirrorMaker 2 on 127.0.0.1, from the lab
 archive (.cache/kafka/kafka_2.13-*.tgz), with mm2.properties rendered by
-plugins/module_utils/mm2_model.py (loaded by path).  Adapted from bench/mm2_throughput.py.
+plugins/module_utils/mm2_model.py (loaded by path). bench/mm2_throughput.py starts its brokers
+with the same helpers.
 """
 
 import base64

@@ -143,3 +143,21 @@ def test_report_files(tmp_path):
     assert "1 of 2 markers missing" in page and "mm2-smoke-smoke-r1.png" in page
     assert png.read_png(open(files["png"], "rb").read())[0] == 760
     assert "FAIL   markers    A->B     t -> A.t" in report.summary_text(doc)
+
+
+def _chart_pixels(doc):
+    """Colours inside the chart box of the picture (y 41..239: below the title, above the status rows)."""
+    _w, _h, rows = png.read_png(report.picture(doc))
+    return {bytes(row[i:i + 3]) for row in rows[41:240] for i in range(0, len(row), 3)}
+
+
+def test_reconcile_picture_marks_the_partition_that_differs():
+    parts = [{"partition": 0, "source_count": 10, "target_count": 10, "match": True},
+             {"partition": 1, "source_count": 10, "target_count": 9, "match": False}]
+    checks = [{"check": "reconcile", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
+               "messages": ["partition 1 differs"], "details": {"partitions": parts}, "duration_s": 1}]
+    pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r2"}, checks, []))
+    assert {bytes((52, 120, 200)), bytes(report.COLORS["pass"]), bytes(report.COLORS["fail"])} <= pixels
+    checks[0]["details"]["partitions"] = [parts[0]]
+    pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r3"}, checks, []))
+    assert bytes(report.COLORS["pass"]) in pixels and bytes(report.COLORS["fail"]) not in pixels
