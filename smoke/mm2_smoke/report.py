@@ -88,14 +88,14 @@ def partition_bars(cv, doc, box):
     shown = parts[:MAX_BARS]
     top = max(max(p["source_count"], p["target_count"]) for _t, p in shown) or 1
     slot = (x1 - x0 - 4) // len(shown)
-    bar = max(1, (slot - 2) // 2)
+    bar_w = max(1, (slot - 2) // 2)
     for i, (_topic, p) in enumerate(shown):
         left = x0 + 2 + i * slot
         target_color = COLORS["pass"] if p.get("match") else COLORS["fail"]
         for j, (n, color) in enumerate(((p["source_count"], (52, 120, 200)), (p["target_count"], target_color))):
             h = int((y1 - y0 - 10) * n / float(top))
             if n:
-                cv.rect(left + j * bar, y1 - max(h, 1), left + j * bar + bar - 1, y1 - 1, color)
+                cv.rect(left + j * bar_w, y1 - max(h, 1), left + j * bar_w + bar_w - 1, y1 - 1, color)
     cv.text(10, y0, str(top))
     cv.text(10, y1 - 10, "0")
     bad = sum(1 for _t, p in parts if not p.get("match"))
