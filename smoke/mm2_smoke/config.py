@@ -143,20 +143,20 @@ def normalise(raw, run_id=None):
             "enabled_flows": enabled_flows, "checks": checks, "raw": raw}
 
 
-def topics_for(cfg, flow):
-    topics = cfg["checks"]["topics"]
+def _flow_topics(topics, flow):
+    """A topic list for every flow, or a mapping flow name -> list."""
     if isinstance(topics, dict):
         topics = topics.get(flow["name"], [])
     return list(topics or [])
 
 
+def topics_for(cfg, flow):
+    return _flow_topics(cfg["checks"]["topics"], flow)
+
+
 def reconcile_topics_for(cfg, flow):
     topics = cfg["checks"]["reconcile"].get("topics")
-    if topics is None:
-        return topics_for(cfg, flow)
-    if isinstance(topics, dict):
-        topics = topics.get(flow["name"], [])
-    return list(topics)
+    return topics_for(cfg, flow) if topics is None else _flow_topics(topics, flow)
 
 
 def cluster_props(cfg, alias):

@@ -75,6 +75,34 @@ def end_offsets(adm, topic, partitions, spec="latest"):
     return {tp.partition: v.offset for tp, v in res.items()}
 
 
+def assign_all(adm, cons, topic, back=None):
+    """Assign every partition of ``topic`` to ``cons``, from the beginning or ``back`` records
+    before each end; False (nothing assigned) while the topic does not exist."""
+    from kafka import TopicPartition
+    parts = partitions_of(adm, topic)
+    if not parts:
+        return False
+    tps = [TopicPartition(topic, p) for p in range(parts)]
+    cons.assign(tps)
+    if back is None:
+        cons.seek_to_beginning()
+    else:
+        ends = end_offsets(adm, topic, parts)
+        for tp in tps:
+            cons.seek(tp, max(0, ends[tp.partition] - back))
+    return True
+
+
+def poll_decoded(cons, decode, skip_error):
+    """One poll's records decoded with ``decode(key, value)``; records raising ``skip_error`` are skipped."""
+    for records in cons.poll(timeout_ms=500).values():
+        for rec in records:
+            try:
+                yield decode(rec.key, rec.value)
+            except skip_error:
+                continue
+
+
 def offsets_for_timestamp(adm, topic, partitions, timestamp_ms):
     """First offset with timestamp >= timestamp_ms per partition (end offset when none)."""
     from kafka import TopicPartition

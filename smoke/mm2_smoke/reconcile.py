@@ -70,16 +70,15 @@ def read_side(spark, side, bootstrap, props, topic, ranges):
                          digest.SPARK_RECORD_HASH + " AS record_hash")
 
 
-def ranges_for(adm, topic, parts, window, side, settle_to=None):
-    if window and window.get(side + "_offsets"):
+def ranges_for(adm, topic, parts, window, side):
+    window = window or {}
+    if window.get(side + "_offsets"):
         spec = window[side + "_offsets"]
         return {int(p): (int(v[0]), int(v[1])) for p, v in spec.items()}
-    lo = ku.end_offsets(adm, topic, parts, "earliest")
-    hi = ku.end_offsets(adm, topic, parts, "latest")
-    if window and window.get("from_ms") is not None:
-        lo = ku.offsets_for_timestamp(adm, topic, parts, window["from_ms"])
-    if window and window.get("to_ms") is not None:
-        hi = ku.offsets_for_timestamp(adm, topic, parts, window["to_ms"])
+    lo = (ku.offsets_for_timestamp(adm, topic, parts, window["from_ms"]) if window.get("from_ms") is not None
+          else ku.end_offsets(adm, topic, parts, "earliest"))
+    hi = (ku.offsets_for_timestamp(adm, topic, parts, window["to_ms"]) if window.get("to_ms") is not None
+          else ku.end_offsets(adm, topic, parts, "latest"))
     return {p: (lo[p], max(lo[p], hi[p])) for p in range(parts)}
 
 
@@ -155,11 +154,11 @@ class TopicReconcile(object):
             rows = []
         else:
             df = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-            if self.window and (self.window.get("from_ms") is not None or self.window.get("to_ms") is not None):
-                if self.window.get("from_ms") is not None:
-                    df = df.where("ts >= %d" % int(self.window["from_ms"]))
-                if self.window.get("to_ms") is not None:
-                    df = df.where("ts < %d" % int(self.window["to_ms"]))
+            window = self.window or {}
+            if window.get("from_ms") is not None:
+                df = df.where("ts >= %d" % int(window["from_ms"]))
+            if window.get("to_ms") is not None:
+                df = df.where("ts < %d" % int(window["to_ms"]))
             self.progress.line("spark" + self.remote, "flow %s: Spark reading %s (%d partitions) and %s (%d)"
                                % (f["name"], self.topic, ps, self.remote, pt), force=True)
             rows = (df.selectExpr("side", "partition", digest.SPARK_HASH_LOW + " AS lo",

@@ -76,6 +76,24 @@ def summary_text(doc):
 
 
 MAX_BARS = 48
+BLUE = (52, 120, 200)
+
+
+def bar_chart(cv, box, groups):
+    """Bars standing on the x axis of ``box``: one slot per group, its (value, colour) bars side by
+    side, scaled to the largest value, which labels the y axis."""
+    x0, y0, x1, y1 = box
+    top = max(n for group in groups for n, _color in group) or 1
+    slot = (x1 - x0 - 4) // len(groups)
+    for i, group in enumerate(groups):
+        bar_w = max(1, (slot - 2) // len(group))
+        for j, (n, color) in enumerate(group):
+            h = int((y1 - y0 - 10) * n / float(top))
+            if n:
+                left = x0 + 2 + i * slot + j * bar_w
+                cv.rect(left, y1 - max(h, 1), left + bar_w - 1, y1 - 1, color)
+    cv.text(10, y0, str(top))
+    cv.text(10, y1 - 10, "0")
 
 
 def partition_bars(cv, doc, box):
@@ -84,20 +102,10 @@ def partition_bars(cv, doc, box):
              for p in (c.get("details") or {}).get("partitions") or []]
     if not parts:
         return False
-    x0, y0, x1, y1 = box
-    shown = parts[:MAX_BARS]
-    top = max(max(p["source_count"], p["target_count"]) for _t, p in shown) or 1
-    slot = (x1 - x0 - 4) // len(shown)
-    bar_w = max(1, (slot - 2) // 2)
-    for i, (_topic, p) in enumerate(shown):
-        left = x0 + 2 + i * slot
-        target_color = COLORS["pass"] if p.get("match") else COLORS["fail"]
-        for j, (n, color) in enumerate(((p["source_count"], (52, 120, 200)), (p["target_count"], target_color))):
-            h = int((y1 - y0 - 10) * n / float(top))
-            if n:
-                cv.rect(left + j * bar_w, y1 - max(h, 1), left + j * bar_w + bar_w - 1, y1 - 1, color)
-    cv.text(10, y0, str(top))
-    cv.text(10, y1 - 10, "0")
+    x0, _y0, _x1, y1 = box
+    bar_chart(cv, box, [[(p["source_count"], BLUE),
+                         (p["target_count"], COLORS["pass"] if p.get("match") else COLORS["fail"])]
+                        for _topic, p in parts[:MAX_BARS]])
     bad = sum(1 for _t, p in parts if not p.get("match"))
     more = " (FIRST %d)" % MAX_BARS if len(parts) > MAX_BARS else ""
     cv.text(x0, y1 + 6, "RECORDS PER PARTITION: SOURCE BLUE, TARGET GREEN / RED IF DIFFERENT. %d OF %d DIFFER%s"
@@ -119,14 +127,7 @@ def picture(doc):
     cv.rect(x0, y0, x0, y1, (0, 0, 0))
     counts = hist.get("counts") or []
     if counts:
-        top = max(counts) or 1
-        bw = (x1 - x0 - 4) // len(counts)
-        for i, n in enumerate(counts):
-            h = int((hist_h - 10) * n / float(top))
-            if n:
-                cv.rect(x0 + 2 + i * bw, y1 - max(h, 1), x0 + i * bw + bw - 1, y1 - 1, (52, 120, 200))
-        cv.text(10, y0, str(top))
-        cv.text(10, y1 - 10, "0")
+        bar_chart(cv, (x0, y0, x1, y1), [[(n, BLUE)] for n in counts])
         cv.text(x0, y1 + 6, "0 MS")
         end = "%d MS" % hist["edges"][-1]
         cv.text(x1 - 8 * len(end), y1 + 6, end)

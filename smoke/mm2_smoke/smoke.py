@@ -370,33 +370,24 @@ class FlowRun(object):
         return finish(res)
 
     def wait_checkpoints(self, tgt, cp_topic, group, remote, upstream, timeout):
-        from kafka import TopicPartition
         cons = ku.consumer(self.tgt_bs, self.tgt_props, "mm2-smoke-checkpoints")
         found = {}
         deadline = time.time() + timeout
         t0 = time.time()
-        assigned = 0
+        assigned = False
         try:
             while time.time() < deadline and len(found) < len(upstream):
                 if not assigned:
-                    parts = ku.partitions_of(tgt, cp_topic)
-                    if not parts:
+                    assigned = ku.assign_all(tgt, cons, cp_topic)
+                    if not assigned:
                         time.sleep(1)
                         continue
-                    cons.assign([TopicPartition(cp_topic, p) for p in range(parts)])
-                    cons.seek_to_beginning()
-                    assigned = parts
-                for records in cons.poll(timeout_ms=500).values():
-                    for rec in records:
-                        try:
-                            cp = formats.decode_checkpoint(rec.key, rec.value)
-                        except formats.FormatError:
-                            continue
-                        if cp.group != group or cp.topic != remote or cp.partition not in upstream:
-                            continue
-                        want = upstream[cp.partition]
-                        if want is None or cp.upstream_offset == want:
-                            found[cp.partition] = cp
+                for cp in ku.poll_decoded(cons, formats.decode_checkpoint, formats.FormatError):
+                    if cp.group != group or cp.topic != remote or cp.partition not in upstream:
+                        continue
+                    want = upstream[cp.partition]
+                    if want is None or cp.upstream_offset == want:
+                        found[cp.partition] = cp
                 self.progress.line(self.name + cp_topic, "flow %s: checkpoints for group %s in %s: %d/%d "
                                    "partitions (%ds/%ds)" % (self.name, group, cp_topic, len(found), len(upstream),
                                                              time.time() - t0, timeout))
@@ -531,7 +522,6 @@ class FlowRun(object):
         if not self.flow.get("emit_heartbeats", True):
             res["messages"].append("flow %s emits no heartbeats (emit.heartbeats.enabled=false)" % self.name)
             return finish(res, "skip")
-        from kafka import TopicPartition
         timeout = float(self.checks["timeouts"]["heartbeats"])
         start = now_ms()
         tgt = self.admin("target")
@@ -542,26 +532,16 @@ class FlowRun(object):
             assigned = False
             while time.time() < deadline and len(fresh) < 2:
                 if not assigned:
-                    parts = ku.partitions_of(tgt, topic)
-                    if not parts:
+                    # the last 50 heartbeats per partition are enough to see them advance
+                    assigned = ku.assign_all(tgt, cons, topic, back=50)
+                    if not assigned:
                         time.sleep(1)
                         continue
-                    ends = ku.end_offsets(tgt, topic, parts)
-                    tps = [TopicPartition(topic, p) for p in range(parts)]
-                    cons.assign(tps)
-                    for tp in tps:
-                        cons.seek(tp, max(0, ends[tp.partition] - 50))
-                    assigned = True
-                for records in cons.poll(timeout_ms=500).values():
-                    for rec in records:
-                        try:
-                            hb = formats.decode_heartbeat(rec.key, rec.value)
-                        except formats.FormatError:
-                            continue
-                        if hb.source == self.flow["source"] and hb.target == self.flow["target"]:
-                            last = hb.timestamp
-                            if hb.timestamp >= start and (not fresh or hb.timestamp > fresh[-1]):
-                                fresh.append(hb.timestamp)
+                for hb in ku.poll_decoded(cons, formats.decode_heartbeat, formats.FormatError):
+                    if hb.source == self.flow["source"] and hb.target == self.flow["target"]:
+                        last = hb.timestamp
+                        if hb.timestamp >= start and (not fresh or hb.timestamp > fresh[-1]):
+                            fresh.append(hb.timestamp)
             res["details"] = {"fresh": len(fresh), "last_timestamp": last}
             if len(fresh) < 2:
                 res["messages"].append(

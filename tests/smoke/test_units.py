@@ -157,7 +157,7 @@ def test_reconcile_picture_marks_the_partition_that_differs():
     checks = [{"check": "reconcile", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
                "messages": ["partition 1 differs"], "details": {"partitions": parts}, "duration_s": 1}]
     pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r2"}, checks, []))
-    assert {bytes((52, 120, 200)), bytes(report.COLORS["pass"]), bytes(report.COLORS["fail"])} <= pixels
+    assert {bytes(report.BLUE), bytes(report.COLORS["pass"]), bytes(report.COLORS["fail"])} <= pixels
     checks[0]["details"]["partitions"] = [parts[0]]
     pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r3"}, checks, []))
     assert bytes(report.COLORS["pass"]) in pixels and bytes(report.COLORS["fail"]) not in pixels
