@@ -19,7 +19,6 @@ Needs: python3 (stdlib only), java + javac 17, the lab archive (lab/kafka-dist/a
 """
 
 import argparse
-import base64
 import datetime
 import json
 import os
@@ -38,8 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-from harness import (broker_props, free_ports, load_model, log, start_process,  # noqa: E402 pylint: disable=wrong-import-position
-                     stop_process as stop, wait_for_log)
+from harness import (Lab, find_archive, free_ports, load_model, log, start_process,  # noqa: E402 pylint: disable=wrong-import-position
+                     stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 
@@ -257,7 +256,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
     ap.add_argument("--timeout", type=int, default=600, help="per copy/MM2 run, seconds (default 600)")
-    ap.add_argument("--archive", default=None, help="lab archive (default .cache/kafka/kafka_2.13-*.tgz)")
+    ap.add_argument("--archive", default=None,
+                    help="lab archive (default $KAFKA_ARCHIVE, else .cache/kafka/kafka_2.13-*.tgz)")
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temp dir (logs) for inspection")
     ap.add_argument("--no-json", action="store_true")
     args = ap.parse_args()
@@ -268,13 +268,9 @@ def main():
     if bad:
         ap.error("unknown config(s) %s; known: %s" % (bad, ", ".join(CONFIG_DOCS)))
 
-    archive = args.archive
-    if archive is None:
-        cands = sorted(f for f in os.listdir(os.path.join(REPO, ".cache", "kafka"))
-                       if re.match(r"kafka_2\.13-.*\.tgz$", f)) if os.path.isdir(os.path.join(REPO, ".cache", "kafka")) else []
-        if not cands:
-            ap.error("no lab archive in .cache/kafka; run lab/kafka-dist/assemble.sh")
-        archive = os.path.join(REPO, ".cache", "kafka", cands[-1])
+    archive = args.archive or find_archive()
+    if not archive:
+        ap.error("no lab archive in .cache/kafka; run lab/kafka-dist/assemble.sh")
     model = load_model()
 
     tmp = tempfile.mkdtemp(prefix="mm2_throughput.")
@@ -307,8 +303,10 @@ def main():
 def bench(args, configs, archive, model, tmp):
     t_begin = time.time()
     log("unpacking %s into %s" % (os.path.basename(archive), tmp))
-    subprocess.run(["tar", "-xzf", archive, "-C", tmp], check=True, timeout=120)
-    dist = os.path.join(tmp, [d for d in os.listdir(tmp) if d.startswith("kafka_")][0])
+    # kafka-server-start.sh's own default heap, as the bench always ran its brokers
+    lab = Lab(archive, workdir=tmp, heap="-Xmx1G -Xms1G")
+    lab.unpack()
+    dist = lab.dist
     bin_ = os.path.join(dist, "bin")
     libs = os.path.join(dist, "libs")
     kafka_version = re.search(r"kafka_2\.13-(.*)$", dist).group(1)
@@ -318,27 +316,13 @@ def bench(args, configs, archive, model, tmp):
     run(["javac", "-nowarn", "-cp", libs + "/*", "-d", classes, TOOL_SRC], 180)
     java = ["java", "-Xmx1G", "-cp", classes + ":" + libs + "/*", "BenchTool"]
 
-    # ---- brokers
-    pa, ca, pb, cb, rest = free_ports(5)
-    brokers = {}
-    for name, port, cport in (("A", pa, ca), ("B", pb, cb)):
-        d = os.path.join(tmp, "broker-" + name)
-        os.makedirs(d)
-        props = os.path.join(d, "server.properties")
-        broker_props(props, os.path.join(d, "data"), port, cport)
-        cluster_id = "-"
-        while not cluster_id[0].isalnum():  # an id starting with '-' reads as an option
-            cluster_id = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
-        run([os.path.join(bin_, "kafka-storage.sh"), "format", "-t", cluster_id, "-c", props], 120,
-            logfile=os.path.join(d, "format.log"))
-        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"))
-        out = os.path.join(d, "stdout.log")
-        brokers[name] = {"bootstrap": "127.0.0.1:%d" % port, "out": out,
-                         "proc": start([os.path.join(bin_, "kafka-server-start.sh"), props], out, env=env)}
-    for name, b in brokers.items():
-        wait_for_log(b["out"], r"Kafka Server started", 120, b["proc"])
-        log("broker %s up on %s" % (name, b["bootstrap"]))
-    a_bs, b_bs = brokers["A"]["bootstrap"], brokers["B"]["bootstrap"]
+    # ---- brokers (stopped with every other process of the run, in main)
+    rest = free_ports(1)[0]
+    try:
+        lab.start_brokers()
+    finally:
+        PROCS.extend(b["proc"] for b in lab.brokers.values())
+    a_bs, b_bs = lab.bootstrap("A"), lab.bootstrap("B")
 
     # ---- fill (not timed)
     run(java + ["create", a_bs, TOPIC, str(args.partitions)], 90)

@@ -42,6 +42,13 @@ TOPIC = "bench"
 log = harness.log
 
 
+def repo_relative(spark):
+    """Spark facts with jars_dir relative to the repository, so results carry no machine paths."""
+    if spark and spark.get("jars_dir"):
+        spark = dict(spark, jars_dir=os.path.relpath(spark["jars_dir"], REPO))
+    return spark
+
+
 def raw_read_confluent(bootstrap, topic, partitions, expected, out):
     from confluent_kafka import Consumer, TopicPartition
     cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-raw-%s" % os.getpid(),
@@ -90,14 +97,9 @@ def parallel_read(func, pairs, partitions, expected):
     return time.time() - t0, out
 
 
-def job_config(lab, path, flows_in, checks):
-    model = harness.load_model()
-    clusters, flows, glob, options = lab.mm2_inputs(flows_in)
-    doc = {"version": 1, "clusters": {n: {"bootstrap_servers": b["bootstrap"], "properties": {}}
-                                      for n, b in lab.brokers.items()},
-           "flows": model.effective_flows(clusters, flows, glob, options), "checks": checks}
+def job_config(lab, path, flows, checks):
     with open(path, "w") as fh:
-        json.dump(doc, fh, default=str)
+        json.dump(lab.job_config(flows, checks), fh, default=str)
     return path
 
 
@@ -231,7 +233,7 @@ def bench(args, lab):
     result = {
         "bench": "smoke_reconcile", "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "records": args.records, "record_size": args.record_size, "partitions": args.partitions,
-        "master": args.master, "spark": doc.get("spark"), "quick": args.quick,
+        "master": args.master, "spark": repo_relative(doc.get("spark")), "quick": args.quick,
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "mirror_seconds": round(mirror_s, 2),
         "raw_read_confluent_s": round(raw_s, 3), "raw_read_confluent": raw,

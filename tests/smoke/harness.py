@@ -213,6 +213,15 @@ class Lab(object):
         glob.update(extra_globals or {})
         return clusters, flows, glob, {"exactly_once": False, "internal_rest": True}
 
+    def job_config(self, flows, checks):
+        """The smoke job's configuration (smoke/README.md) for ``flows`` (role variable shape)."""
+        clusters, flows, glob, options = self.mm2_inputs(flows)
+        return {"version": 1,
+                "clusters": {n: {"bootstrap_servers": b["bootstrap"], "properties": {}}
+                             for n, b in self.brokers.items()},
+                "flows": load_model().effective_flows(clusters, flows, glob, options),
+                "checks": checks}
+
     def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120):
         """Start dedicated MM2 for ``flows`` (role variable shape); wait until ``wait_for`` (a
         (cluster, topic) pair) exists, if given.  Returns the rendered properties."""

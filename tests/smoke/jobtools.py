@@ -16,20 +16,11 @@ MM2_FLOWS = [
 JARS_DIR = os.path.join(harness.REPO, ".cache", "spark-jars")
 
 
-def effective_flows(lab, flows):
-    model = harness.load_model()
-    clusters, flows, glob, options = lab.mm2_inputs(flows)
-    return model.effective_flows(clusters, flows, glob, options)
-
-
 def make_config(lab, tmp_path, flows, checks=None, run_id=None, name="config.json"):
     """Write a job config (format of smoke/README.md) for ``flows`` in role-variable shape."""
-    doc = {"version": 1,
-           "clusters": {n: {"bootstrap_servers": b["bootstrap"], "properties": {}} for n, b in lab.brokers.items()},
-           "flows": effective_flows(lab, flows),
-           "checks": {"topics": ["mm2-smoke"], "records": 60, "partitions": 3, "refresh_interval_s": 5,
-                      "timeouts": {"markers": 60, "offsets": 60, "configs": 60, "new_topic": 45,
-                                   "heartbeats": 30}}}
+    doc = lab.job_config(flows, {"topics": ["mm2-smoke"], "records": 60, "partitions": 3, "refresh_interval_s": 5,
+                                 "timeouts": {"markers": 60, "offsets": 60, "configs": 60, "new_topic": 45,
+                                              "heartbeats": 30}})
     for key, val in (checks or {}).items():
         if isinstance(val, dict) and isinstance(doc["checks"].get(key), dict):
             doc["checks"][key].update(val)

@@ -18,8 +18,6 @@ import harness
 from jobtools import JARS_DIR, MM2_FLOWS
 
 PLAYBOOK = os.path.join(harness.REPO, "playbooks", "smoke.yml")
-FLOWS = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"], "sync_group_offsets": True},
-         {"source": "B", "target": "A", "topics": ["mm2-smoke.*"]}]
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +42,7 @@ def write_inventory(lab, tmp_path, **extra):
         "ansible_become": False,
         "mirrormaker_clusters": [{"alias": n, "bootstrap_servers": [lab.bootstrap(n)], "broker_count": 1}
                                  for n in sorted(lab.brokers)],
-        "mirrormaker_flows": FLOWS,
+        "mirrormaker_flows": MM2_FLOWS,
         "mirrormaker_properties": dict(harness.HARNESS_GLOBALS, **harness.FAST_INTERVALS),
         "mm2_smoke_python": sys.executable,
         "mm2_smoke_jars_src": JARS_DIR,
