@@ -192,7 +192,14 @@ def kafka_broker_plan(selves, host):
         [me["controller_listener"]] if "controller" in roles else []
     )
     every = list(me["listeners"]) + [me["controller_listener"]]
+    ports = {}
+    if "broker" in roles:
+        for idx, item in enumerate(me["listeners"]):
+            ports.setdefault(str(item.get("port")), "kafka_broker_listeners[%d].port" % idx)
+    if "controller" in roles:
+        ports.setdefault(str(me["controller_listener"].get("port")), "kafka_broker_controller_listener.port")
     return {
+        "ports": ports,
         "cluster": me["cluster"],
         "listeners": ",".join("%s://%s:%s" % (l.get("name"), me.get("bind_host", ""), l.get("port")) for l in served),
         "advertised_listeners": ",".join(
@@ -208,9 +215,81 @@ def kafka_broker_plan(selves, host):
     }
 
 
+def kafka_port_conflicts(claims, host):
+    """Ports claimed twice on one host across roles: {role: {port: variable}} -> messages."""
+    seen, errors = {}, []
+    for role in sorted(claims or {}):
+        for port, variable in sorted((claims[role] or {}).items()):
+            if port in seen:
+                errors.append("%s: port %s on host %s is already %s" % (variable, port, host, seen[port]))
+            else:
+                seen[port] = variable
+    return errors
+
+
+def kafka_restart_order(hostvars, play_hosts, role):
+    """Hosts of the play (in play order) whose pending restart is marked for ``role``."""
+    order = []
+    for host in play_hosts:
+        pending = hostvars[host].get("__kafka_common_pending") or {}
+        if pending.get(role):
+            order.append(host)
+    return order
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def mm2_jmx_health(stdout):
+    """Judge a MirrorMaker 2 (or Connect) node from JmxTool's properties report.
+
+    Input: lines ``<mbean>:<attribute>=<value>`` for ``connect-worker-rebalance-metrics`` and
+    ``connect-worker-metrics`` (one-time, ``--report-format properties``). Healthy when the
+    worker has joined its group (a leader is known, not rebalancing) and every connector it runs
+    has all its tasks running (none failed, restarting or unassigned). Returns {healthy, reason,
+    connectors: {name: {running, total, failed}}}.
+    """
+    joined = rebalancing = None
+    connectors = {}
+    for line in (stdout or "").splitlines():
+        head, sep, value = line.rpartition("=")
+        if not sep or ":" not in head:
+            continue
+        mbean, attribute = head.rsplit(":", 1)
+        if "type=connect-worker-rebalance-metrics" in mbean:
+            if attribute == "leader-name":
+                joined = bool(value.strip())
+            elif attribute == "rebalancing":
+                rebalancing = _number(value) not in (0.0, None)
+        elif "type=connect-worker-metrics" in mbean and ",connector=" in mbean:
+            name = mbean.split(",connector=", 1)[1].split(",", 1)[0]
+            key = {"connector-running-task-count": "running", "connector-total-task-count": "total",
+                   "connector-failed-task-count": "failed"}.get(attribute)
+            if key:
+                connectors.setdefault(name, {})[key] = int(_number(value) or 0)
+    if joined is None:
+        return {"healthy": False, "reason": "no Connect worker metrics over JMX yet", "connectors": connectors}
+    if not joined or rebalancing:
+        return {"healthy": False, "reason": "the worker has not joined its group (rebalancing)", "connectors": connectors}
+    bad = ["%s: %d of %d tasks running, %d failed" % (n, c.get("running", 0), c.get("total", 0), c.get("failed", 0))
+           for n, c in sorted(connectors.items())
+           if c.get("failed", 0) or c.get("running", 0) != c.get("total", 0)]
+    if bad:
+        return {"healthy": False, "reason": "; ".join(bad), "connectors": connectors}
+    return {"healthy": True, "reason": "joined; %d connector(s), every task running" % len(connectors),
+            "connectors": connectors}
+
+
 class FilterModule:
     def filters(self):
         return {
+            "kafka_restart_order": kafka_restart_order,
+            "kafka_port_conflicts": kafka_port_conflicts,
+            "mm2_jmx_health": mm2_jmx_health,
             "kafka_sha512": kafka_sha512,
             "kafka_cluster_ids": kafka_cluster_ids,
             "kafka_properties_value": kafka_properties_value,

@@ -85,6 +85,50 @@ def mm2_remote_topic(source, topic, policy="default", separator="."):
         raise AnsibleFilterError(str(exc))
 
 
+def _hostport_host(server):
+    server = str(server).strip()
+    return server.rsplit(":", 1)[0].strip("[]") if ":" in server else server
+
+
+def mm2_inventory_broker_counts(clusters, hostvars, broker_hosts):
+    """Alias -> brokers the inventory has for the cluster behind its bootstrap servers.
+
+    A cluster counts as the inventory's when one of its bootstrap hosts is a kafka_brokers host
+    (by inventory name or by the bootstrap servers its kafka_broker preflight derived); its count
+    is that host's cluster's broker count. Clusters run elsewhere are left out.
+    """
+    plans = {}
+    for host in broker_hosts or []:
+        plan = hostvars[host].get("__kafka_broker_plan")
+        if isinstance(plan, dict) and "brokers" in plan:
+            names = {host} | {_hostport_host(s) for s in str(plan.get("bootstrap_servers", "")).split(",") if s}
+            for name in names:
+                plans[name] = len(plan["brokers"])
+    counts = {}
+    for cluster in clusters or []:
+        if not isinstance(cluster, dict) or "alias" not in cluster:
+            continue
+        for server in mm2_model.as_list(cluster.get("bootstrap_servers")):
+            if _hostport_host(server) in plans:
+                counts[str(cluster["alias"])] = plans[_hostport_host(server)]
+                break
+    return counts
+
+
+def mm2_probe_targets(clusters, aliases):
+    """kafka_reachable's clusters for ``aliases``: label, bootstrap servers, security protocol."""
+    targets = []
+    for idx, cluster in enumerate(clusters or []):
+        if str(cluster.get("alias")) in aliases:
+            props = cluster.get("properties") or {}
+            targets.append({
+                "name": "mirrormaker_clusters[%d] (alias %s)" % (idx, cluster["alias"]),
+                "bootstrap_servers": mm2_model.as_list(cluster.get("bootstrap_servers")),
+                "security_protocol": str(props.get("security.protocol", "PLAINTEXT")),
+            })
+    return targets
+
+
 def mm2_escape(text, key=False):
     """Escape ``text`` as a Java-properties key (key=true) or value."""
     return mm2_model.escape_key(text) if key else mm2_model.escape_value(text)
@@ -102,4 +146,6 @@ class FilterModule(object):
             "mm2_clients": mm2_clients,
             "mm2_remote_topic": mm2_remote_topic,
             "mm2_escape": mm2_escape,
+            "mm2_inventory_broker_counts": mm2_inventory_broker_counts,
+            "mm2_probe_targets": mm2_probe_targets,
         }

@@ -36,6 +36,7 @@ Facts the model relies on (Apache Kafka sources, ``connect/mirror``):
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -146,6 +147,17 @@ def _typename(value):
 
 def _fmt(value):
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def unknown_key_message(path, key, known):
+    """One refusal for a key the structure does not have, with the closest known key.
+
+    An ignored typo would widen what MM2 does (a misspelt topic filter mirrors every topic),
+    so unknown keys are errors, never warnings.
+    """
+    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+    hint = ("did you mean %r?" % close[0]) if close else "known keys: %s" % ", ".join(sorted(known))
+    return "%s.%s: unknown key; %s" % (path, key, hint)
 
 
 # ------------------------------------------------------------ Java properties syntax
@@ -356,6 +368,9 @@ class _Model(object):
         if not isinstance(options, Mapping):
             self.errors.append("options: must be a mapping, got %s" % _typename(options))
             options = {}
+        # Brokers per alias as the inventory knows them (kafka_brokers hosts behind the
+        # bootstrap servers); a broker_count given by hand wins.
+        self.inventory_brokers = options.get("broker_counts") or {}
         self.exactly_once = options.get("exactly_once", False)
         self.internal_rest = options.get("internal_rest", True)
         for name, var, value in (("exactly_once", "mirrormaker_exactly_once", self.exactly_once),
@@ -368,6 +383,13 @@ class _Model(object):
         self.flow_defaults = self._load_props(
             options.get("flow_defaults"), "mirrormaker_flow_default_properties",
             forbidden={"enabled": "mirrormaker_flows[].enabled"}, rename=True)
+        # Worker settings reach a dedicated-mode herder only as '<target>.<key>'
+        # (MirrorMakerConfig.workerConfig reads clusterProps(target)).
+        self.worker_defaults = self._load_props(options.get("worker_defaults"), "mirrormaker_worker_properties")
+        for key in self.worker_defaults:
+            if "->" in key or key.split(".", 1)[0] in ("producer", "consumer", "admin"):
+                self.errors.append("mirrormaker_worker_properties[%r]: worker keys only; client and flow keys "
+                                   "go in mirrormaker_flow_default_properties" % key)
         for key in self.flow_defaults:
             if "->" in key:
                 self.errors.append("mirrormaker_flow_default_properties[%r]: keys apply to every flow; "
@@ -441,7 +463,7 @@ class _Model(object):
                 self.errors.append("%s: must be a mapping, got %s" % (path, _typename(cluster)))
                 continue
             for key in sorted(set(cluster) - CLUSTER_KNOWN_KEYS, key=str):
-                self.warnings.append("%s.%s: unknown key, ignored" % (path, key))
+                self.errors.append(unknown_key_message(path, key, CLUSTER_KNOWN_KEYS))
             alias = cluster.get("alias")
             if alias is None or render_value(alias) == "":
                 self.errors.append("%s.alias: required" % path)
@@ -527,7 +549,7 @@ class _Model(object):
                 self.errors.append("%s: must be a mapping, got %s" % (path, _typename(flow)))
                 continue
             for key in sorted(set(flow) - FLOW_KNOWN_KEYS, key=str):
-                self.warnings.append("%s.%s: unknown key, ignored" % (path, key))
+                self.errors.append(unknown_key_message(path, key, FLOW_KNOWN_KEYS))
             ends = {}
             for end in ("source", "target"):
                 alias = flow.get(end)
@@ -722,6 +744,10 @@ class _Model(object):
                 if count is not None and rf > count:
                     self.errors.append("%s: replication factor %d exceeds broker_count %d of cluster %r (%s.broker_count)"
                                        % (path, rf, count, alias, self.clusters[alias]["path"]))
+                elif count is None and rf > self.inventory_brokers.get(alias, rf):
+                    self.errors.append("%s: replication factor %d exceeds the %d broker(s) the inventory has for "
+                                       "cluster %r (hosts of kafka_brokers behind %s.bootstrap_servers)"
+                                       % (path, rf, self.inventory_brokers[alias], alias, self.clusters[alias]["path"]))
 
     def _check_exactly_once(self):
         if not self.exactly_once:
@@ -763,13 +789,17 @@ class _Model(object):
             glob["replication.policy.class"] = self.hoisted_policy
         for key in sorted(glob):
             out[key] = glob[key]
-        eos_targets = set(f["target"] for f in self.flows if f["enabled"]) if self.exactly_once else set()
+        worker_targets = set(f["target"] for f in self.flows if f["enabled"])
+        eos_targets = worker_targets if self.exactly_once else set()
         for alias in sorted(self.clusters):
             cluster = self.clusters[alias]
             out["%s.bootstrap.servers" % alias] = ",".join(cluster["bootstrap_servers"])
             props = OrderedDict((k, render_value(v)) for k, v in cluster["properties"].items())
             if alias in eos_targets:
                 props.setdefault("exactly.once.source.support", "enabled")
+            if alias in worker_targets:
+                for key, value in self.worker_defaults.items():
+                    props.setdefault(key, render_value(value))
             for key in sorted(props):
                 out["%s.%s" % (alias, key)] = props[key]
         for flow in sorted(self.flows, key=lambda f: (f["source"], f["target"])):
@@ -878,3 +908,9 @@ def effective_flows(clusters, flows, properties=None, options=None):
 def clients(clusters, flows, properties=None, options=None):
     """Return, per alias, the bootstrap servers and client settings (incl. sasl.jaas.config)."""
     return _Model(clusters, flows, properties, options).clients()
+
+
+def load(clusters, flows, properties=None, options=None):
+    """Build the model once; read ``.errors``, ``.warnings`` and call ``.properties()``,
+    ``.effective_flows()`` and ``.clients()`` on it (the action mm2_config does)."""
+    return _Model(clusters, flows, properties, options)

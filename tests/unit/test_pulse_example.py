@@ -2,8 +2,9 @@
 """inventories/pulse_example reproduces the Acceldata Pulse MirrorMaker 2 example.
 
 Page: https://docs.acceldata.io/pulse/documentation/kafka3-mirrormaker
-ansible-playbook renders roles/mirrormaker/templates/mm2.properties.j2 with the role's defaults,
-the inventory's group_vars and the role's vars (the role's own code path); the result is parsed
+ansible-playbook renders mm2.properties with the role's defaults, the inventory's group_vars and the
+role's vars through the role's own code path (the mm2_config action builds the model, the
+kafka_properties module writes the file, as roles/mirrormaker/tasks/configure.yml does); the result is parsed
 as Java properties and compared key for key, value for value with the page's mm2.properties
 (PAGE below, typed from the page).
 """
@@ -62,9 +63,17 @@ PLAYBOOK = """
   gather_facts: false
   vars_files: [{defaults}, {group_vars}, {role_vars}]
   tasks:
-    - ansible.builtin.template:
-        src: {template}
-        dest: {dest}
+    - kafkaops.mirrormaker.mm2_config:
+        clusters: "{{{{ mirrormaker_clusters }}}}"
+        flows: "{{{{ mirrormaker_flows }}}}"
+        properties: "{{{{ __mirrormaker_properties }}}}"
+        options: "{{{{ __mirrormaker_options }}}}"
+      register: __mirrormaker_model
+    - kafkaops.mirrormaker.kafka_properties:
+        path: {dest}
+        properties: "{{{{ __mirrormaker_model.properties }}}}"
+        sort: false
+        header: "{{{{ lookup('ansible.builtin.config', 'DEFAULT_MANAGED_STR') | comment }}}}"
         mode: "0600"
 """
 
@@ -99,8 +108,7 @@ def rendered(tmp_path_factory):
     playbook = work / "render.yml"
     playbook.write_text(PLAYBOOK.format(
         defaults=os.path.join(ROLE, "defaults", "main.yml"), group_vars=GROUP_VARS,
-        role_vars=os.path.join(ROLE, "vars", "main.yml"),
-        template=os.path.join(ROLE, "templates", "mm2.properties.j2"), dest=dest))
+        role_vars=os.path.join(ROLE, "vars", "main.yml"), dest=dest))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
                ANSIBLE_LOCALHOST_WARNING="false",

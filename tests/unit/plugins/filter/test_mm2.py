@@ -427,6 +427,15 @@ REFUSALS = [
      "mirrormaker_clusters[0].sasl_jaas_config: also set"),
     ("nested-global", _set((P, "x"), {"y": 1}), "mirrormaker_properties['x']: nested mappings"),
     ("properties-not-mapping", _set((P,), ["x"]), "mirrormaker_properties: must be a mapping"),
+    # A typo must not widen replication: an ignored 'topic' would mirror every topic.
+    ("unknown-flow-key", _set((F, 0, "topic"), "x"), "mirrormaker_flows[0].topic: unknown key; did you mean 'topics'?"),
+    ("unknown-cluster-key", _set((C, 0, "bootstrap_server"), ["x:1"]),
+     "mirrormaker_clusters[0].bootstrap_server: unknown key; did you mean 'bootstrap_servers'?"),
+    ("unknown-cluster-key-far", _set((C, 0, "zzz"), 1),
+     "mirrormaker_clusters[0].zzz: unknown key; known keys: alias, bootstrap_servers, broker_count"),
+    ("rf-inventory", _both(_del((C, 1, "broker_count")), _set((O,), {"broker_counts": {"B": 1}})),
+     "mirrormaker_properties['replication.factor']: replication factor 3 exceeds the 1 broker(s) the inventory has "
+     "for cluster 'B'"),
 ]
 
 
@@ -482,11 +491,8 @@ def test_active_active_identity_with_one_direction_disabled_ok():
      "mirrormaker_properties['topics.blacklist']: 'topics.blacklist' is deprecated (KIP-629); rendered as 'topics.exclude'"),
     (_set((P, "groups.blacklist"), "x"), "mirrormaker_properties['groups.blacklist']: 'groups.blacklist' is deprecated"),
     (_set((F, 0, "groups_blacklist"), ["g"]), "mirrormaker_flows[0].groups_blacklist: deprecated (KIP-629); use groups_exclude"),
-    (_set((F, 0, "topic"), "x"), "mirrormaker_flows[0].topic: unknown key, ignored"),
-    (_set((C, 0, "hosts"), ["x"]), "mirrormaker_clusters[0].hosts: unknown key, ignored"),
     (_set((O,), {"exactly_once": True}), "mirrormaker_clusters[0].properties: exactly-once is on; set consumer.isolation.level"),
-], ids=["global-topics-blacklist", "global-groups-blacklist", "flow-groups-blacklist", "unknown-flow-key",
-        "unknown-cluster-key", "eos-isolation"])
+], ids=["global-topics-blacklist", "global-groups-blacklist", "flow-groups-blacklist", "eos-isolation"])
 def test_warnings(mutate, expected):
     cfg = list(base())
     mutate(cfg)
@@ -611,3 +617,45 @@ def test_filter_doc_files(name):
     assert "_input" in doc["DOCUMENTATION"]["options"]
     assert "_value" in doc["RETURN"]
     assert FILTERS[name].__doc__
+
+
+# ------------------------------------------------------------- inventory-derived inputs
+
+
+def test_inventory_broker_counts_follow_the_bootstrap_hosts():
+    hostvars = {
+        "kafka-a1": {"__kafka_broker_plan": {"brokers": ["kafka-a1", "kafka-a2"],
+                                             "bootstrap_servers": "a1.dc:9092,a2.dc:9092"}},
+        "kafka-a2": {"__kafka_broker_plan": {"brokers": ["kafka-a1", "kafka-a2"],
+                                             "bootstrap_servers": "a1.dc:9092,a2.dc:9092"}},
+        "kafka-b1": {},
+    }
+    clusters = [{"alias": "A", "bootstrap_servers": ["a2.dc:9092"]},
+                {"alias": "B", "bootstrap_servers": "kafka-b1:9092"},
+                {"alias": "C", "bootstrap_servers": "elsewhere:9092"}]
+    counts = FILTERS["mm2_inventory_broker_counts"](clusters, hostvars, ["kafka-a1", "kafka-a2", "kafka-b1"])
+    assert counts == {"A": 2}
+
+
+def test_probe_targets_name_the_cluster_and_its_protocol():
+    clusters = [{"alias": "A", "bootstrap_servers": "a:1, a2:1"},
+                {"alias": "B", "bootstrap_servers": ["b:1"], "properties": {"security.protocol": "SASL_SSL"}}]
+    assert FILTERS["mm2_probe_targets"](clusters, ["B"]) == [
+        {"name": "mirrormaker_clusters[1] (alias B)", "bootstrap_servers": ["b:1"], "security_protocol": "SASL_SSL"}]
+
+
+def test_worker_properties_rendered_per_target_of_enabled_flows():
+    cfg = list(base())
+    cfg[O] = dict(cfg[O] or {}, worker_defaults={"scheduled.rebalance.max.delay.ms": 30000})
+    cfg[C][1].setdefault("properties", {})
+    props = FILTERS["mm2_properties"](*cfg)
+    assert props["B.scheduled.rebalance.max.delay.ms"] == "30000"
+    assert "A.scheduled.rebalance.max.delay.ms" not in props
+    assert "scheduled.rebalance.max.delay.ms" not in props  # a top-level worker key is ignored by MM2
+
+
+def test_worker_properties_refuse_client_keys():
+    cfg = list(base())
+    cfg[O] = dict(cfg[O] or {}, worker_defaults={"producer.linger.ms": 5})
+    assert any(e.startswith("mirrormaker_worker_properties['producer.linger.ms']: worker keys only")
+               for e in errors_of(cfg))

@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Action for kafkaops.mirrormaker.mm2_config: the MirrorMaker 2 flow model, built once per host."""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model, secrets
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _scrub(text, values):
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, secrets.MASK)
+    return text
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        args = self._task.args
+        model = mm2_model.load(args.get("clusters"), args.get("flows"), args.get("properties"), args.get("options"))
+        result.update(changed=False, warnings=list(model.warnings))
+        scrub = secrets.secret_values([args.get("clusters"), args.get("flows"), args.get("properties")])
+        if model.errors:
+            errors = [_scrub(e, scrub) for e in model.errors]
+            result.update(failed=True, errors=errors, msg="%d fault(s) in the MirrorMaker 2 input:\n%s"
+                          % (len(errors), "\n".join("- " + e for e in errors)))
+            return result
+        result.update(
+            properties=_plain(model.properties()),
+            flows=_plain(model.effective_flows()),
+            clients=_plain(model.clients()),
+        )
+        # The registered model carries the real values for the files; what is shown is censored.
+        if scrub:
+            result["_ansible_no_log"] = True
+        return result

@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Action for kafkaops.mirrormaker.role_vars_check: runs on the controller, touches no host."""
+
+from __future__ import annotations
+
+import os
+
+import yaml
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import argspec
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        args = self._task.args
+        role_path = args.get("role_path")
+        values = args.get("values") or {}
+        entry_point = args.get("entry_point", "main")
+        spec_file = os.path.join(str(role_path), "meta", "argument_specs.yml")
+        try:
+            with open(spec_file, encoding="utf-8") as handle:
+                options = yaml.safe_load(handle)["argument_specs"][entry_point]["options"]
+        except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+            return dict(result, failed=True, msg="role_path=%s: cannot read the %s entry point of %s: %s"
+                        % (role_path, entry_point, spec_file, exc))
+        prefix = os.path.basename(os.path.normpath(str(role_path))) + "_"
+        errors = argspec.validate(options, values, prefix=prefix)
+        result.update(changed=False, errors=errors, checked=sorted(set(values) & set(options)))
+        if errors:
+            result.update(failed=True, msg="%d fault(s) in the input of role %s:\n%s"
+                          % (len(errors), prefix[:-1], "\n".join("- " + e for e in errors)))
+        return result

@@ -1,0 +1,284 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kafka_properties
+short_description: Write a Java .properties file from a dict, secrets masked in diffs and logs
+version_added: 0.1.0
+author:
+  - kafkaops maintainers (!UNKNOWN)
+description:
+  - Writes O(properties) as C(key=value) lines escaped so that C(java.util.Properties.load) (how Kafka
+    and MirrorMaker 2 read their configuration) reads back exactly the given strings.
+  - Values are rendered as the collection's templates render them, booleans as C(true)/C(false), lists
+    joined with commas, numbers as text, null as an empty value.
+  - The file is replaced atomically (a temporary file in the same directory, renamed over O(path)) and
+    only when its content differs. The temporary file gets the final owner, group and mode before the
+    rename, so the new content is never readable by more users than requested.
+  - Which values are secret is decided by the collection's one rule (C(plugins/module_utils/secrets.py),
+    also behind the P(kafkaops.mirrormaker.kafka_has_secrets#filter) filter) from the keys and values of
+    both the current file and O(properties), not from which variable they came through. Secret values
+    are shown as C(********) in the diff and scrubbed from the whole result, including the module
+    arguments shown with C(-vvv).
+options:
+  path:
+    description:
+      - The file to write. Its parent directory must exist.
+      - In check mode a missing parent directory is reported as a change, since an earlier task that
+        creates it does not run in check mode.
+    type: path
+    required: true
+  properties:
+    description:
+      - Property names and values. Nested mappings are refused.
+    type: dict
+    required: true
+  sort:
+    description:
+      - Write the properties sorted by name, so the file is stable whatever the order of the dict.
+      - V(false) keeps the given order (for a file whose order carries meaning, such as the ordered
+        result of P(kafkaops.mirrormaker.mm2_properties#filter)).
+    type: bool
+    default: true
+  header:
+    description:
+      - Text written verbatim before the properties, a trailing newline added if missing; typically
+        C({{ ansible_managed | comment }}) and a line saying which role wrote the file.
+      - Every non-blank line must be a comment (start with C(#) or C(!)), otherwise
+        C(java.util.Properties) would read it as a property.
+    type: str
+    default: ''
+notes:
+  - When O(mode) is not given, an existing file keeps its mode and a new file is created C(0600), since it
+    may hold secrets.
+  - Secret values are added to the module's C(no_log_values), so any output that contains one of them
+    verbatim shows C(********) in its place, as for a C(no_log) option.
+seealso:
+  - plugin: kafkaops.mirrormaker.kafka_mask_secrets
+    plugin_type: filter
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.files
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Write the MirrorMaker 2 client settings
+  kafkaops.mirrormaker.kafka_properties:
+    path: /etc/kafka/mm2-client.properties
+    properties:
+      security.protocol: SASL_SSL
+      sasl.mechanism: SCRAM-SHA-512
+      sasl.jaas.config: >-
+        org.apache.kafka.common.security.scram.ScramLoginModule required
+        username="mm2" password="{{ vault_mm2_password }}";
+      ssl.truststore.location: /etc/kafka/truststore.p12
+      ssl.truststore.password: "{{ vault_truststore_password }}"
+      enable.auto.commit: false
+    header: |
+      {{ ansible_managed | comment }}
+      # Written by kafkaops.mirrormaker.mirrormaker
+    owner: root
+    group: kafka
+    mode: "0640"
+
+- name: Write mm2.properties in the model's order
+  kafkaops.mirrormaker.kafka_properties:
+    path: /etc/kafka/mm2.properties
+    properties: "{{ mirrormaker_clusters | kafkaops.mirrormaker.mm2_properties(mirrormaker_flows) }}"
+    sort: false
+    owner: root
+    group: kafka
+    mode: "0640"
+"""
+
+RETURN = r"""
+path:
+  description: The file written.
+  returned: always
+  type: str
+  sample: /etc/kafka/mm2.properties
+secret_keys:
+  description: Names (never values) of the properties in O(properties) whose value is treated as secret.
+  returned: always
+  type: list
+  elements: str
+  sample: [A.sasl.jaas.config, ssl.truststore.password]
+"""
+
+import os
+import re
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import (
+    escape_key,
+    escape_value,
+    parse_properties,
+    render_value,
+)
+
+# Properties.load splits lines on \n, \r and \r\n only (str.splitlines knows more).
+_NATURAL_LINES = re.compile(r"\r\n|\r|\n")
+
+
+def _render(module):
+    items = []
+    for key, value in module.params["properties"].items():
+        try:
+            items.append((render_value(key), render_value(value)))
+        except TypeError as exc:
+            module.fail_json(msg="properties[%r]: %s" % (key, to_native(exc)))
+    if module.params["sort"]:
+        items.sort()
+    return items
+
+
+def _check_header(module, header):
+    for number, line in enumerate(_NATURAL_LINES.split(header), 1):
+        body = line.lstrip(" \t\f")
+        if body and body[0] not in "#!":
+            module.fail_json(msg="header: line %d %r is not a comment; java.util.Properties would read it "
+                                 "as a property (start it with '#')" % (number, line))
+
+
+def _masked(text, keys):
+    """text with the value of every secret property, and every comment holding a secret, masked.
+
+    Works line by line rather than re-rendering, so the diff still shows how the file is written
+    (comments, order, escaping); a line whose key or value is secret becomes key=MASK.
+    """
+    lines = _NATURAL_LINES.split(text)
+    out = []
+    i = 0
+    while i < len(lines):
+        group = [lines[i]]
+        i += 1
+        body = group[0].lstrip(" \t\f")
+        if not body or body[0] in "#!":
+            out.append(body[0] + " " + secrets.MASK if body and secrets.has_secrets(body[1:]) else group[0])
+            continue
+        # An odd number of trailing backslashes continues the value on the next line.
+        while (len(group[-1]) - len(group[-1].rstrip("\\"))) % 2 and i < len(lines):
+            group.append(lines[i])
+            i += 1
+        try:
+            ((key, value),) = parse_properties("\n".join(group)).items()
+        except ValueError:  # malformed \uXXXX in a file written by hand: show nothing of it
+            out.append(secrets.MASK)
+            continue
+        if key in keys or secrets.secret_keys({key: value}):
+            out.append("%s=%s" % (escape_key(key), secrets.MASK))
+        else:
+            out.extend(group)
+    return "\n".join(out)
+
+
+def _write(module, path, data, existed):
+    """Replace path with data atomically; the new content is never less protected than asked."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(path))  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if existed:
+            # What the file had stays unless an option changes it.
+            current = os.stat(path)
+            os.chmod(tmp, current.st_mode & 0o7777)
+            try:
+                os.chown(tmp, current.st_uid, current.st_gid)
+            except PermissionError:
+                pass
+        else:
+            # atomic_move makes a file it creates 0666 & ~umask *after* the rename; with a
+            # placeholder in place it only renames, so the content appears with tmp's mode.
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
+        # Owner, group and mode on the temporary file before it becomes path.
+        module.set_owner_if_different(tmp, module.params["owner"], False)
+        module.set_group_if_different(tmp, module.params["group"], False)
+        module.set_mode_if_different(tmp, module.params["mode"], False)
+        module.atomic_move(tmp, path, unsafe_writes=module.params["unsafe_writes"], keep_dest_attrs=False)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            path=dict(type="path", required=True),
+            properties=dict(type="dict", required=True),
+            sort=dict(type="bool", default=True),
+            header=dict(type="str", default=""),
+        ),
+        add_file_common_args=True,
+        supports_check_mode=True,
+    )
+    # First of all: scrub the secrets from every output, the invocation shown with -vvv included.
+    module.no_log_values.update(secrets.secret_values(module.params["properties"]))
+    items = _render(module)
+    wanted = dict(items)
+    module.no_log_values.update(secrets.secret_values(wanted))
+
+    path = module.params["path"]
+    header = module.params["header"]
+    _check_header(module, header)
+    if header and not header.endswith("\n"):
+        header += "\n"
+    content = header + "".join("%s=%s\n" % (escape_key(k), escape_value(v)) for k, v in items)
+    data = content.encode("utf-8")
+
+    if os.path.isdir(path):
+        module.fail_json(msg="path: %r is a directory" % path)
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory) and not module.check_mode:
+        module.fail_json(msg="path: parent directory %r of %r does not exist" % (directory, path))
+    existed = os.path.exists(path)
+    old = b""
+    if existed:
+        try:
+            with open(path, "rb") as handle:
+                old = handle.read()
+        except OSError as exc:
+            module.fail_json(msg="path: cannot read %r: %s" % (path, to_native(exc)))
+    old_text = old.decode("utf-8", errors="replace")
+    old_props = parse_properties(old_text) if existed else {}
+    module.no_log_values.update(secrets.secret_values(old_props))
+
+    changed = old != data or not existed
+    if changed and not module.check_mode:
+        try:
+            _write(module, path, data, existed)
+        except OSError as exc:
+            module.fail_json(msg="path: cannot write %r: %s" % (path, to_native(exc)))
+    if os.path.exists(path):  # absent only in check mode, when a new file would be created
+        file_args = module.load_file_common_arguments(module.params)
+        changed = module.set_fs_attributes_if_different(file_args, changed)
+
+    result = dict(changed=changed, path=path, secret_keys=secrets.secret_keys(wanted))
+    if module._diff:
+        keys = set(secrets.secret_keys(old_props)) | set(result["secret_keys"])
+        result["diff"] = dict(before=_masked(old_text, keys) if existed else "",
+                              after=_masked(content, keys),
+                              before_header=path, after_header=path)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Documentation of the role_vars_check action (the work is done on the controller)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: role_vars_check
+short_description: Refuse role variables that do not match the role's argument spec, one message per fault
+description:
+  - Checks the given variables against C(meta/argument_specs.yml) of a role, recursively through
+    lists and dicts with C(options), before any host changes.
+  - Every fault is one message that names the variable path (C(mirrormaker_flows[0].topcs)), the value
+    (masked when secret) and the rule; an unknown key names the closest known key.
+  - A variable with the role's prefix that the spec does not know is refused too.
+  - Runs on the controller only.
+version_added: 0.2.0
+author:
+  - kafkaops maintainers (!UNKNOWN)
+options:
+  role_path:
+    description: Directory of the role whose spec is used.
+    type: path
+    required: true
+  entry_point:
+    description: Entry point of the spec.
+    type: str
+    default: main
+  values:
+    description: Variable name to value, usually every variable with the role's prefix.
+    type: dict
+    required: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: all
+"""
+
+EXAMPLES = r"""
+- name: Check the role's variables
+  kafkaops.mirrormaker.role_vars_check:
+    role_path: "{{ role_path }}"
+    values: "{{ dict(__names | zip(query('ansible.builtin.vars', *__names))) }}"
+  vars:
+    __names: "{{ query('ansible.builtin.varnames', '^mirrormaker_') }}"
+"""
+
+RETURN = r"""
+errors:
+  description: One message per fault; empty when the input is valid.
+  returned: always
+  type: list
+  elements: str
+  sample: ["mirrormaker_flows[0].topcs: unknown key; did you mean 'topics'?"]
+checked:
+  description: Variables that were checked.
+  returned: always
+  type: list
+  elements: str
+"""

@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+"""The roles' own preflight, run by ansible-playbook on localhost with hostile input.
+
+Each bad value must come back as its own message naming the variable; values that reach a
+shell line or a unit file (newlines, quotes, '$(...)', '%') are refused or escaped, and the
+rendered unit shows what systemd would read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def run_playbook(tmp_path, plays):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
+               ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOCALHOST_WARNING="false",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
+    result = subprocess.run([cmd, "-i", "localhost,", "-c", "local", "-e",
+                             "ansible_python_interpreter=" + sys.executable, str(playbook)],
+                            env=env, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    return result, json.loads(result.stdout)
+
+
+def failures(report):
+    """Messages of the failed tasks (assert lists each fault in its own entry)."""
+    found = []
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            res = task["hosts"].get("localhost", {})
+            if res.get("failed"):
+                msg = res.get("msg")
+                found.extend(res.get("errors") or (msg if isinstance(msg, list) else [msg]))
+    return found
+
+
+def preflight_play(role, variables):
+    return [{"hosts": "localhost", "gather_facts": True, "vars": variables,
+             "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker." + role,
+                                                         "tasks_from": "preflight"}}]}]
+
+
+HOSTILE = 'x"\nExecStartPre=/bin/sh -c "id > /tmp/pwned'
+
+MM2_BASE = {
+    "mirrormaker_clusters": [{"alias": "A", "bootstrap_servers": "a:9092"}, {"alias": "B", "bootstrap_servers": "b:9092"}],
+    "mirrormaker_flows": [{"source": "A", "target": "B"}],
+    "mirrormaker_advertised_host": "mm2-1",
+}
+
+
+@pytest.mark.parametrize("variables, expected", [
+    ({"mirrormaker_heap_opts": HOSTILE},
+     "mirrormaker_heap_opts: holds a newline, double quote or backslash"),
+    ({"mirrormaker_kafka_opts": "-Dx=1\\"},
+     "mirrormaker_kafka_opts: holds a newline, double quote or backslash"),
+    ({"mirrormaker_jmx_hostname": 'h" ; touch /tmp/pwned ; "'},
+     "mirrormaker_jmx_hostname: \"h\\\" ; touch /tmp/pwned ; \\\"\" is not a host name"),
+    ({"mirrormaker_jmx_hostname": "$(id)"}, "mirrormaker_jmx_hostname: \"$(id)\" is not a host name"),
+    ({"mirrormaker_krb5_conf": "/etc/krb5.conf\" -Devil=1"}, "mirrormaker_krb5_conf: "),
+    ({"mirrormaker_config_dir": "/etc/mm2 dir"}, "mirrormaker_config_dir: \"/etc/mm2 dir\" is not an absolute path"),
+    ({"mirrormaker_kafka_opts": "-Djavax.net.ssl.trustStorePassword=changeit"},
+     "carry a secret (javax.net.ssl.trustStorePassword)"),
+    ({"mirrormaker_jmx_port": 8083}, "mirrormaker_jmx_port: 8083 is also mirrormaker_rest_port"),
+    ({"mirrormaker_jmx_authenticate": True}, "mirrormaker_jmx_users: mirrormaker_jmx_authenticate is on"),
+    ({"mirrormaker_jaas": {"login_module": "kerberos"}}, "mirrormaker_jaas.principal: login_module kerberos needs"),
+    ({"mirrormaker_keytab_src": "/nonexistent/mm2.keytab"},
+     "mirrormaker_keytab_src: /nonexistent/mm2.keytab is not a file on the controller"),
+    ({"mirrormaker_jaas": {"login_module": "krb"}}, "mirrormaker_jaas.login_module: 'krb' is not one of kerberos"),
+    ({"mirrormaker_flow": []}, "mirrormaker_flow: unknown variable of this role; did you mean 'mirrormaker_flows'?"),
+    ({"mirrormaker_jmx_users": [{"name": "u", "password": "pw-s3cret", "acess": "readonly"}],
+      "mirrormaker_jmx_authenticate": True},
+     "mirrormaker_jmx_users[0].acess: unknown key; did you mean 'access'?"),
+    ({"mirrormaker_clusters": [{"alias": "A", "bootstrap_servers": "a:9092"}]},
+     "mirrormaker_clusters: needs two or more clusters, got 1"),
+], ids=["heap-newline-quote", "opts-backslash", "jmx-host-quote", "jmx-host-subshell", "krb5-quote",
+        "config-dir-blank", "secret-in-opts", "jmx-equals-rest", "jmx-auth-no-users", "kerberos-no-principal",
+        "keytab-missing", "login-module-choice", "top-level-typo", "jmx-user-typo", "one-cluster"])
+def test_mirrormaker_preflight_refuses(tmp_path, variables, expected):
+    result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(MM2_BASE, **variables)))
+    assert result.returncode != 0
+    messages = failures(report)
+    assert any(expected in m for m in messages), messages
+    assert "pw-s3cret" not in result.stdout
+
+
+def test_every_fault_is_its_own_message(tmp_path):
+    result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(
+        MM2_BASE, mirrormaker_heap_opts=HOSTILE, mirrormaker_jmx_hostname="$(id)", mirrormaker_jmx_port=70000)))
+    messages = failures(report)
+    assert result.returncode != 0
+    assert len(messages) == 3, messages
+    assert [m.split(":")[0] for m in messages] == ["mirrormaker_jmx_port", "mirrormaker_jmx_hostname",
+                                                   "mirrormaker_heap_opts"]
+
+
+def test_broker_preflight_refuses_hostile_values(tmp_path):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
+        "kafka_broker_advertised_host": "k1", "kafka_broker_opts": HOSTILE,
+        "kafka_broker_jvm_performance_opts": "-Dssl.keystore.password=hunter2",
+        "kafka_broker_listeners": [{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT", "tls": True}]}))
+    messages = failures(report)
+    assert result.returncode != 0
+    assert "kafka_broker_listeners[0].tls: unknown key; known keys: name, port, protocol" in messages
+    assert "hunter2" not in result.stdout
+
+
+def test_broker_preflight_refuses_a_secret_in_jvm_options(tmp_path):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
+        "kafka_broker_advertised_host": "k1", "kafka_broker_opts": "-Dssl.keystore.password=hunter2"}))
+    messages = failures(report)
+    assert any(m.startswith("kafka_broker_opts / kafka_broker_heap_opts / kafka_broker_jvm_performance_opts: carry "
+                            "a secret (ssl.keystore.password)") for m in messages), messages
+    assert "hunter2" not in result.stdout
+
+
+def test_unit_escapes_systemd_specifiers(tmp_path):
+    dest = tmp_path / "x.service"
+    plays = [{"hosts": "localhost", "gather_facts": False,
+              "vars": {"kafka_common_user": "kafka", "kafka_common_group": "kafka"},
+              "tasks": [{"ansible.builtin.template": {
+                  "src": os.path.join(REPO, "roles/kafka_common/templates/service.unit.j2"), "dest": str(dest),
+                  "mode": "0644"},
+                  "vars": {"__kafka_common_unit": {
+                      "role": "mirrormaker", "name": "x", "description": "100% mirrored", "documentation": "https://x",
+                      "environment": {"KAFKA_OPTS": "-Xlog:gc:file=/var/log/gc-%t.log", "EMPTY": ""},
+                      "exec_start": "/opt/kafka/bin/run.sh /etc/x", "timeout_stop": 120, "limit_nofile": 1000,
+                      "read_write_paths": ["/var/log/x", "/var/log/x"]}}}]}]
+    result, _ = run_playbook(tmp_path, plays)
+    assert result.returncode == 0, result.stdout[-2000:]
+    unit = dest.read_text()
+    assert 'Environment="KAFKA_OPTS=-Xlog:gc:file=/var/log/gc-%%t.log"' in unit.splitlines()
+    assert "Description=100%% mirrored" in unit.splitlines()
+    assert "EMPTY" not in unit
+    assert "ReadWritePaths=/var/log/x" in unit.splitlines()
