@@ -124,7 +124,7 @@ def mm2_probe_targets(clusters, aliases):
             targets.append({
                 "name": "mirrormaker_clusters[%d] (alias %s)" % (idx, cluster["alias"]),
                 "bootstrap_servers": mm2_model.as_list(cluster.get("bootstrap_servers")),
-                "security_protocol": str(props.get("security.protocol", "PLAINTEXT")),
+                "security_protocol": str(props.get("security.protocol", "PLAINTEXT")).upper(),
             })
     return targets
 

@@ -241,3 +241,9 @@ def test_wrong_security_protocol_is_named(secured, listener, protocol, reason):
     assert result["reachable"] is False
     sys.stderr.write("%s probed as %s: %s\n" % (listener, protocol, result["failures"][secured[listener]]))
     assert re.search(reason, result["failures"][secured[listener]])
+
+
+def test_no_clusters_probes_nothing(tmp_path):
+    proc, result = play(tmp_path, [])
+    assert proc.returncode == 0, proc.stdout
+    assert result["clusters"] == {} and result["msg"] == "no clusters given, nothing to probe"

@@ -138,7 +138,7 @@ def test_unit_escapes_systemd_specifiers(tmp_path):
                       "environment": {"KAFKA_OPTS": "-Xlog:gc:file=/var/log/gc-%t.log", "EMPTY": ""},
                       "exec_start": "/opt/kafka/bin/run.sh /etc/x", "timeout_stop": 120, "limit_nofile": 1000,
                       "read_write_paths": ["/var/log/x", "/var/log/x"]}}}]}]
-    result, _ = run_playbook(tmp_path, plays)
+    result = run_playbook(tmp_path, plays)[0]
     assert result.returncode == 0, result.stdout[-2000:]
     unit = dest.read_text()
     assert 'Environment="KAFKA_OPTS=-Xlog:gc:file=/var/log/gc-%%t.log"' in unit.splitlines()
