@@ -28,6 +28,17 @@ if [ "$(cat .cache/wheels/.pins 2>/dev/null)" != "$wheels" ]; then
   echo "$wheels" > .cache/wheels/.pins
 fi
 
+# The same plus pyspark for lab hosts that run reconcile (molecule/kraft). PyPI serves pyspark as
+# an sdist only, so its wheel is built here once (pip's cache keeps it).
+spark_pins=$(grep -E '^(pyspark|py4j)==' requirements/smoke.txt)
+if [ "$(cat .cache/wheels-spark/.pins 2>/dev/null)" != "$spark_pins$wheels" ]; then
+  rm -rf .cache/wheels-spark && mkdir -p .cache/wheels-spark
+  # shellcheck disable=SC2086 # one pin per word
+  .venv/bin/pip wheel --quiet --no-deps -w .cache/wheels-spark $spark_pins
+  cp .cache/wheels/*.whl .cache/wheels-spark/
+  echo "$spark_pins$wheels" > .cache/wheels-spark/.pins
+fi
+
 # The repository is the collection; Ansible finds it by FQCN through this link.
 mkdir -p .collections/ansible_collections/kafkaops
 ln -sfn ../../.. .collections/ansible_collections/kafkaops/mirrormaker

@@ -7,5 +7,8 @@ export ANSIBLE_CONFIG="$repo/ansible.cfg"
 export ANSIBLE_FORCE_COLOR="${ANSIBLE_FORCE_COLOR:-0}"
 # Wheels the lab hosts install the smoke job's kafka-python from (scripts/bootstrap.sh).
 export KAFKAOPS_LAB_WHEELS="${KAFKAOPS_LAB_WHEELS:-$repo/.cache/wheels}"
+# ... and pyspark with Spark's Kafka source, for lab hosts that run reconcile (molecule/kraft).
+export KAFKAOPS_LAB_SPARK_WHEELS="${KAFKAOPS_LAB_SPARK_WHEELS:-$repo/.cache/wheels-spark}"
+export KAFKAOPS_LAB_SPARK_JARS="${KAFKAOPS_LAB_SPARK_JARS:-$repo/.cache/spark-jars}"
 # The lab's Kafka archive unless the caller points at another (e.g. an Apache release).
 export KAFKA_ARCHIVE="${KAFKA_ARCHIVE:-$repo/.cache/kafka/kafka_2.13-$(sed -n "s:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p" "$repo/lab/kafka-dist/pom.xml").tgz}"

@@ -9,6 +9,7 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
@@ -215,6 +216,29 @@ def kafka_broker_plan(selves, host):
     }
 
 
+_UNIT_UNSAFE = re.compile(r'[\n\r"\\]')
+
+
+def kafka_unit_value_faults(values, secret_home):
+    """Refusals for free-text variables rendered into a unit's Environment="..." line.
+
+    ``values`` maps variable names to their values. A newline would add a unit line and a
+    double quote or backslash would end or escape the quoting, so each is refused; so is a
+    secret, since unit files are world-readable (``secret_home`` says where it belongs).
+    """
+    faults = []
+    for name in sorted(values):
+        text = "" if values[name] is None else str(values[name])
+        if _UNIT_UNSAFE.search(text):
+            faults.append("%s: holds a newline, double quote or backslash, which would break out of the unit's "
+                          "Environment line" % name)
+        found = secrets.option_secrets(text)
+        if found:
+            faults.append("%s: carries a secret (%s) that would land in the world-readable unit file; %s"
+                          % (name, ", ".join(found), secret_home))
+    return faults
+
+
 def kafka_port_conflicts(claims, host):
     """Ports claimed twice on one host across roles: {role: {port: variable}} -> messages."""
     seen, errors = {}, []
@@ -289,6 +313,7 @@ class FilterModule:
         return {
             "kafka_restart_order": kafka_restart_order,
             "kafka_port_conflicts": kafka_port_conflicts,
+            "kafka_unit_value_faults": kafka_unit_value_faults,
             "mm2_jmx_health": mm2_jmx_health,
             "kafka_sha512": kafka_sha512,
             "kafka_cluster_ids": kafka_cluster_ids,

@@ -72,7 +72,8 @@ MM2_BASE = {
     ({"mirrormaker_krb5_conf": "/etc/krb5.conf\" -Devil=1"}, "mirrormaker_krb5_conf: "),
     ({"mirrormaker_config_dir": "/etc/mm2 dir"}, "mirrormaker_config_dir: \"/etc/mm2 dir\" is not an absolute path"),
     ({"mirrormaker_kafka_opts": "-Djavax.net.ssl.trustStorePassword=changeit"},
-     "carry a secret (javax.net.ssl.trustStorePassword)"),
+     "mirrormaker_kafka_opts: carries a secret (javax.net.ssl.trustStorePassword) that would land in the "
+     "world-readable unit file; put client secrets in mirrormaker_clusters[].properties"),
     ({"mirrormaker_jmx_port": 8083}, "mirrormaker_jmx_port: 8083 is also mirrormaker_rest_port"),
     ({"mirrormaker_jmx_authenticate": True}, "mirrormaker_jmx_users: mirrormaker_jmx_authenticate is on"),
     ({"mirrormaker_jaas": {"login_module": "kerberos"}}, "mirrormaker_jaas.principal: login_module kerberos needs"),
@@ -121,8 +122,9 @@ def test_broker_preflight_refuses_a_secret_in_jvm_options(tmp_path):
     result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
         "kafka_broker_advertised_host": "k1", "kafka_broker_opts": "-Dssl.keystore.password=hunter2"}))
     messages = failures(report)
-    assert any(m.startswith("kafka_broker_opts / kafka_broker_heap_opts / kafka_broker_jvm_performance_opts: carry "
-                            "a secret (ssl.keystore.password)") for m in messages), messages
+    assert any(m.startswith("kafka_broker_opts: carries a secret (ssl.keystore.password) that would land in the "
+                            "world-readable unit file; put client or listener secrets in kafka_broker_properties")
+               for m in messages), messages
     assert "hunter2" not in result.stdout
 
 

@@ -94,7 +94,7 @@ def _unreachable_b():
     ({"mirrormaker_flows": [{"source": "A", "target": "B", "topcs": ["orders"]}]},
      "mirrormaker_flows[0].topcs: unknown key; did you mean 'topics'?"),
     ({"mirrormaker_kafka_opts": "-Djavax.net.ssl.keyStorePassword=x"},
-     "carry a secret (javax.net.ssl.keyStorePassword)"),
+     "mirrormaker_kafka_opts: carries a secret (javax.net.ssl.keyStorePassword)"),
     (_unreachable_b, "mirrormaker_clusters[1] (alias B): no bootstrap server answered"),
 ], ids=["unknown-flow-key", "secret-in-jvm-options", "unreachable-cluster"])
 def test_bad_input_changes_no_host(tmp_path, bad, message):

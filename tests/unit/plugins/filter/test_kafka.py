@@ -126,3 +126,69 @@ def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
 )
 def test_properties_values(value, rendered):
     assert kafka.kafka_properties_value(value) == rendered
+
+
+# ------------------------------------------------------------- shared restart and health
+
+# JmxTool --report-format properties from a real MirrorMaker 2 4.3.1 node (dedicated mode).
+JMX_HEALTHY = """time=1795455744705
+kafka.connect:type=connect-worker-metrics,connector=MirrorSourceConnector:connector-failed-task-count=0
+kafka.connect:type=connect-worker-metrics,connector=MirrorSourceConnector:connector-running-task-count=1
+kafka.connect:type=connect-worker-metrics,connector=MirrorSourceConnector:connector-total-task-count=1
+kafka.connect:type=connect-worker-metrics,connector=MirrorHeartbeatConnector:connector-failed-task-count=0
+kafka.connect:type=connect-worker-metrics,connector=MirrorHeartbeatConnector:connector-running-task-count=1
+kafka.connect:type=connect-worker-metrics,connector=MirrorHeartbeatConnector:connector-total-task-count=1
+kafka.connect:type=connect-worker-rebalance-metrics:leader-name=http://127.0.0.1:43131/
+kafka.connect:type=connect-worker-rebalance-metrics:rebalancing=0.0
+"""
+
+
+def test_jmx_health_joined_and_every_task_running():
+    verdict = kafka.mm2_jmx_health(JMX_HEALTHY)
+    assert verdict["healthy"], verdict
+    assert verdict["connectors"]["MirrorSourceConnector"] == {"failed": 0, "running": 1, "total": 1}
+
+
+@pytest.mark.parametrize("change, reason", [
+    (("connector-running-task-count=1", "connector-running-task-count=0", 1),
+     "MirrorSourceConnector: 0 of 1 tasks running, 0 failed"),
+    (("connector-failed-task-count=0", "connector-failed-task-count=1", 1), "1 failed"),
+    (("rebalancing=0.0", "rebalancing=1.0", 1), "has not joined its group"),
+    (("leader-name=http://127.0.0.1:43131/", "leader-name=", 1), "has not joined its group"),
+], ids=["task-not-running", "task-failed", "rebalancing", "no-leader"])
+def test_jmx_health_refuses(change, reason):
+    verdict = kafka.mm2_jmx_health(JMX_HEALTHY.replace(*change))
+    assert not verdict["healthy"]
+    assert reason in verdict["reason"]
+
+
+def test_jmx_health_before_the_worker_exists():
+    verdict = kafka.mm2_jmx_health("Trying to connect to JMX url\n")
+    assert not verdict["healthy"] and "no Connect worker metrics" in verdict["reason"]
+
+
+def test_restart_order_keeps_play_order_and_the_role():
+    hostvars = {"b": {"__kafka_common_pending": {"mirrormaker": True}}, "a": {"__kafka_common_pending": {
+        "mirrormaker": True, "kafka_broker": True}}, "c": {}, "d": {"__kafka_common_pending": {"mirrormaker": False}}}
+    assert kafka.kafka_restart_order(hostvars, ["b", "a", "c", "d"], "mirrormaker") == ["b", "a"]
+    assert kafka.kafka_restart_order(hostvars, ["b", "a", "c", "d"], "kafka_broker") == ["a"]
+
+
+def test_port_conflicts_across_roles_name_both_variables():
+    claims = {"kafka_broker": {"9092": "kafka_broker_listeners[0].port", "9093": "kafka_broker_controller_listener.port"},
+              "mirrormaker": {"9092": "mirrormaker_jmx_port", "8083": "mirrormaker_rest_port"}}
+    assert kafka.kafka_port_conflicts(claims, "h1") == [
+        "mirrormaker_jmx_port: port 9092 on host h1 is already kafka_broker_listeners[0].port"]
+
+
+@pytest.mark.parametrize("value, expected", [
+    ('-Xmx1g"\nExecStartPre=/bin/true', "x_opts: holds a newline, double quote or backslash"),
+    ("-Dx=a\\b", "x_opts: holds a newline, double quote or backslash"),
+    ("-Djavax.net.ssl.keyStorePassword=s3cret", "x_opts: carries a secret (javax.net.ssl.keyStorePassword) that would "
+                                                "land in the world-readable unit file; HOME"),
+], ids=["newline-quote", "backslash", "secret"])
+def test_unit_value_faults(value, expected):
+    faults = kafka.kafka_unit_value_faults({"x_opts": value, "y_opts": "-Xmx1g -XX:+UseG1GC"}, "HOME")
+    assert [f for f in faults if f.startswith(expected)], faults
+    assert not [f for f in faults if f.startswith("y_opts")]
+    assert "s3cret" not in " ".join(faults)
