@@ -106,14 +106,17 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
 
 
 def test_bad_input_is_refused_before_the_host_changes(running_mm2, tmp_path):
-    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_mode="audit",
-                                mirrormaker_flows=[{"source": "A", "target": "C"}])
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_mode="audit", mm2_smoke_records=0)
     proc = play(inventory)
     assert proc.returncode != 0
-    assert "mm2_smoke_mode=audit must be smoke or reconcile" in proc.stdout
+    # One message per fault, each naming its variable.
+    assert "mm2_smoke_mode: audit is not smoke or reconcile" in proc.stdout
+    assert "mm2_smoke_records: 0 is not a positive number" in proc.stdout
     assert not (tmp_path / "install").exists()
+    # A bad flow is refused by the preflight play that smoke.yml starts with, before the smoke role.
     inventory = write_inventory(running_mm2, tmp_path, mirrormaker_flows=[{"source": "A", "target": "C"}])
     proc = play(inventory)
+    assert proc.returncode != 0
     assert "mirrormaker_flows[0].target: unknown cluster alias 'C'" in proc.stdout
     assert not (tmp_path / "install").exists()
 
