@@ -155,11 +155,13 @@ def _check_header(module, header):
                                  "as a property (start it with '#')" % (number, line))
 
 
-def _masked(text, keys):
+def _masked(text, keys, changed=()):
     """text with the value of every secret property, and every comment holding a secret, masked.
 
     Works line by line rather than re-rendering, so the diff still shows how the file is written
-    (comments, order, escaping); a line whose key or value is secret becomes key=MASK.
+    (comments, order, escaping); a line whose key or value is secret becomes key=MASK, and
+    key=MASK (changed) for the keys in ``changed``, so a new secret shows as a change without
+    showing itself.
     """
     lines = _NATURAL_LINES.split(text)
     out = []
@@ -181,7 +183,7 @@ def _masked(text, keys):
             out.append(secrets.MASK)
             continue
         if key in keys or secrets.secret_keys({key: value}):
-            out.append("%s=%s" % (escape_key(key), secrets.MASK))
+            out.append("%s=%s%s" % (escape_key(key), secrets.MASK, " (changed)" if key in changed else ""))
         else:
             out.extend(group)
     return "\n".join(out)
@@ -274,8 +276,10 @@ def main():
     result = dict(changed=changed, path=path, secret_keys=secrets.secret_keys(wanted))
     if module._diff:
         keys = set(secrets.secret_keys(old_props)) | set(result["secret_keys"])
+        # Secrets whose value differs from the file's: shown as changed, never shown.
+        renewed = set(k for k in keys if k in old_props and k in wanted and old_props[k] != wanted[k])
         result["diff"] = dict(before=_masked(old_text, keys) if existed else "",
-                              after=_masked(content, keys),
+                              after=_masked(content, keys, renewed),
                               before_header=path, after_header=path)
     module.exit_json(**result)
 

@@ -150,6 +150,8 @@ def test_diff_and_vvv_show_no_secret(runner):
     assert result["secret_keys"] == ["custom.login", "sasl.jaas.config", "ssl.key.password", "ssl.keystore.password"]
     for name in result["secret_keys"]:
         assert name + "=********" in output
+        # A new secret shows as a change, never as itself.
+        assert "+" + name + "=******** (changed)" in output
     assert "+security.protocol=SASL_PLAINTEXT" in output  # the diff itself is shown
     for word in ("s3cret", "Hunter", "Jaas", "slash"):
         assert word not in output
@@ -216,3 +218,11 @@ def test_header_must_be_comments(runner):
     assert proc.returncode != 0 and result is None
     assert "header: line 2 'Written by someone' is not a comment" in proc.stdout
     assert not runner.dest.exists()
+
+
+def test_unchanged_secret_is_not_marked_changed(runner):
+    runner.run(dict(BASE, **SECRETS_OLD), file_mode="0640")
+    proc, _result = runner.run(dict(BASE, **SECRETS_OLD, **{"tasks.max": 9}), "--diff", file_mode="0640")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(changed)" not in proc.stdout
+    assert "ssl.keystore.password=********" in proc.stdout
