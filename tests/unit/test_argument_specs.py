@@ -42,3 +42,16 @@ def test_spec_defaults_equal_role_defaults(role):
 def test_public_variables_carry_the_role_prefix(role):
     for name in _load(role / "defaults/main.yml"):
         assert name.startswith(role.name + "_"), name
+
+
+@pytest.mark.parametrize("role", ROLES, ids=[r.name for r in ROLES])
+def test_defaults_pass_ansibles_own_validation_of_the_spec(role):
+    """Ansible validates a role's arguments when it starts: the defaults alone must pass (an empty
+    dict default whose sub-option is required would fail every run that does not set it)."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    # Templated defaults are checked after templating, at run time.
+    defaults = {k: v for k, v in _load(role / "defaults/main.yml").items() if not (isinstance(v, str) and "{{" in v)}
+    options = _load(role / "meta/argument_specs.yml")["argument_specs"]["main"]["options"]
+    result = ArgumentSpecValidator({k: v for k, v in options.items() if k in defaults}).validate(defaults)
+    assert result.error_messages == []

@@ -80,6 +80,7 @@ MM2_BASE = {
     ({"mirrormaker_keytab_src": "/nonexistent/mm2.keytab"},
      "mirrormaker_keytab_src: /nonexistent/mm2.keytab is not a file on the controller"),
     ({"mirrormaker_jaas": {"login_module": "krb"}}, "mirrormaker_jaas.login_module: 'krb' is not one of kerberos"),
+    ({"mirrormaker_jaas": {"principal": "mm2@LAB"}}, "mirrormaker_jaas.login_module: required when mirrormaker_jaas is set"),
     ({"mirrormaker_flow": []}, "mirrormaker_flow: unknown variable of this role; did you mean 'mirrormaker_flows'?"),
     ({"mirrormaker_jmx_users": [{"name": "u", "password": "pw-s3cret", "acess": "readonly"}],
       "mirrormaker_jmx_authenticate": True},
@@ -88,7 +89,7 @@ MM2_BASE = {
      "mirrormaker_clusters: needs two or more clusters, got 1"),
 ], ids=["heap-newline-quote", "opts-backslash", "jmx-host-quote", "jmx-host-subshell", "krb5-quote",
         "config-dir-blank", "secret-in-opts", "jmx-equals-rest", "jmx-auth-no-users", "kerberos-no-principal",
-        "keytab-missing", "login-module-choice", "top-level-typo", "jmx-user-typo", "one-cluster"])
+        "keytab-missing", "login-module-choice", "login-module-missing", "top-level-typo", "jmx-user-typo", "one-cluster"])
 def test_mirrormaker_preflight_refuses(tmp_path, variables, expected):
     result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(MM2_BASE, **variables)))
     assert result.returncode != 0
@@ -147,3 +148,4 @@ def test_unit_escapes_systemd_specifiers(tmp_path):
     assert "Description=100%% mirrored" in unit.splitlines()
     assert "EMPTY" not in unit
     assert "ReadWritePaths=/var/log/x" in unit.splitlines()
+
