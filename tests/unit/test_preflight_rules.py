@@ -148,4 +148,3 @@ def test_unit_escapes_systemd_specifiers(tmp_path):
     assert "Description=100%% mirrored" in unit.splitlines()
     assert "EMPTY" not in unit
     assert "ReadWritePaths=/var/log/x" in unit.splitlines()
-
