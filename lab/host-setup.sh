@@ -26,6 +26,9 @@ packages=(
     coreutils                    # sha256sum
     mawk                         # awk in build.sh
     shellcheck                   # ansible-test sanity checks the shell scripts with it
+    openssh-client               # Ansible, Molecule and testinfra reach the lab hosts over SSH
+    maven                        # lab/kafka-dist/assemble.sh, lab/spark/fetch.sh: jars from Maven Central
+    openjdk-17-jdk-headless      # Kafka for the smoke tests, javac for tests/integration/java, Maven
 )
 
 if [[ $EUID -ne 0 ]]; then

@@ -43,6 +43,13 @@ fi
 mkdir -p .collections/ansible_collections/kafkaops
 ln -sfn ../../.. .collections/ansible_collections/kafkaops/mirrormaker
 
+# The key Ansible and Molecule log in to the lab hosts with (lab/tasks/containers.yml mounts the
+# public half into every lab container).
+if [ ! -f .cache/lab-ssh/id_ed25519 ]; then
+  mkdir -p .cache/lab-ssh && chmod 0700 .cache/lab-ssh
+  ssh-keygen -q -t ed25519 -N '' -C kafkaops-lab -f .cache/lab-ssh/id_ed25519
+fi
+
 export CONTAINERS_CONF="$PWD/lab/containers.conf"
 bash lab/kafka-dist/assemble.sh
 bash lab/spark/fetch.sh

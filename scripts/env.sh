@@ -12,3 +12,5 @@ export KAFKAOPS_LAB_SPARK_WHEELS="${KAFKAOPS_LAB_SPARK_WHEELS:-$repo/.cache/whee
 export KAFKAOPS_LAB_SPARK_JARS="${KAFKAOPS_LAB_SPARK_JARS:-$repo/.cache/spark-jars}"
 # The lab's Kafka archive unless the caller points at another (e.g. an Apache release).
 export KAFKA_ARCHIVE="${KAFKA_ARCHIVE:-$repo/.cache/kafka/kafka_2.13-$(sed -n "s:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p" "$repo/lab/kafka-dist/pom.xml").tgz}"
+# The lab's SSH key and client configuration (scripts/bootstrap.sh, lab/up.yml).
+export KAFKAOPS_LAB_SSH_DIR="${KAFKAOPS_LAB_SSH_DIR:-$repo/.cache/lab-ssh}"

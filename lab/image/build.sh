@@ -148,6 +148,19 @@ do
 done
 ln -sfn /lib/systemd/system/multi-user.target "$rootfs/etc/systemd/system/default.target"
 
+# 3b. sshd, as on a datacenter host: each container makes its own host keys at boot (none are
+#     baked into the image, so no two hosts share one); pam_loginuid cannot write
+#     /proc/self/loginuid without CAP_AUDIT_CONTROL and would refuse every login, so it is
+#     optional here. Root logs in with the lab key only (lab/up.yml mounts the public key).
+rm -f "$rootfs"/etc/ssh/ssh_host_*
+mkdir -p "$rootfs/etc/systemd/system/ssh.service.d"
+printf '%s\n' '[Service]' 'ExecStartPre=' 'ExecStartPre=/usr/bin/ssh-keygen -A' 'ExecStartPre=/usr/sbin/sshd -t' \
+    > "$rootfs/etc/systemd/system/ssh.service.d/10-kafkaops-lab-hostkeys.conf"
+sed -i -E 's/^(session[[:space:]]+)required([[:space:]]+pam_loginuid\.so)/\1optional\2/' "$rootfs/etc/pam.d/sshd"
+printf '%s\n' 'PermitRootLogin prohibit-password' 'PasswordAuthentication no' \
+    'KbdInteractiveAuthentication no' 'UseDNS no' > "$rootfs/etc/ssh/sshd_config.d/10-kafkaops-lab.conf"
+ln -sfn /lib/systemd/system/ssh.service "$rootfs/etc/systemd/system/multi-user.target.wants/ssh.service"
+
 # 4. per-container identity comes at run time; drop caches and junk
 : > "$rootfs/etc/machine-id"
 rm -f "$rootfs/var/lib/dbus/machine-id"
