@@ -1,7 +1,8 @@
 """Helpers for the testinfra suites that Molecule runs against the lab hosts.
 
-Every check runs the real Kafka tools inside the real hosts (through Ansible's podman connection):
-nothing here stands in for Kafka, MirrorMaker or systemd.
+Every check runs the real Kafka tools inside the real hosts, reached over SSH with the connection
+settings Molecule's inventory gives each host: nothing here stands in for Kafka, MirrorMaker or
+systemd.
 """
 
 from __future__ import annotations
@@ -26,10 +27,8 @@ def hosts_of(group):
 
 
 def host_spec(name):
-    """testinfra spec of an inventory host: `podman exec` for lab containers, else Ansible.
-
-    Testinfra's Ansible backend runs one Ansible task per check; on podman hosts the podman
-    backend reaches the same container directly, many times faster.
+    """testinfra spec of an inventory host: `podman exec` for hosts Ansible reaches that way, else
+    the host's Ansible connection settings (for SSH hosts testinfra runs ssh with them directly).
     """
     variables = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY).get_variables(name)
     if variables.get("ansible_connection") in ("podman", "containers.podman.podman"):
