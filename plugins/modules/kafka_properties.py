@@ -117,13 +117,11 @@ secret_keys:
   sample: [A.sasl.jaas.config, ssl.truststore.password]
 """
 
-import os
 import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import files, secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import (
     escape_key,
     escape_value,
@@ -189,38 +187,6 @@ def _masked(text, keys, changed=()):
     return "\n".join(out)
 
 
-def _write(module, path, data, existed):
-    """Replace path with data atomically; the new content is never less protected than asked."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(path))  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if existed:
-            # What the file had stays unless an option changes it.
-            current = os.stat(path)
-            os.chmod(tmp, current.st_mode & 0o7777)
-            try:
-                os.chown(tmp, current.st_uid, current.st_gid)
-            except PermissionError:
-                pass
-        else:
-            # atomic_move makes a file it creates 0666 & ~umask *after* the rename; with a
-            # placeholder in place it only renames, so the content appears with tmp's mode.
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            except FileExistsError:
-                pass
-        # Owner, group and mode on the temporary file before it becomes path.
-        module.set_owner_if_different(tmp, module.params["owner"], False)
-        module.set_group_if_different(tmp, module.params["group"], False)
-        module.set_mode_if_different(tmp, module.params["mode"], False)
-        module.atomic_move(tmp, path, unsafe_writes=module.params["unsafe_writes"], keep_dest_attrs=False)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -246,32 +212,12 @@ def main():
     content = header + "".join("%s=%s\n" % (escape_key(k), escape_value(v)) for k, v in items)
     data = content.encode("utf-8")
 
-    if os.path.isdir(path):
-        module.fail_json(msg="path: %r is a directory" % path)
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory) and not module.check_mode:
-        module.fail_json(msg="path: parent directory %r of %r does not exist" % (directory, path))
-    existed = os.path.exists(path)
-    old = b""
-    if existed:
-        try:
-            with open(path, "rb") as handle:
-                old = handle.read()
-        except OSError as exc:
-            module.fail_json(msg="path: cannot read %r: %s" % (path, to_native(exc)))
+    existed, old = files.read_current(module, path)
     old_text = old.decode("utf-8", errors="replace")
     old_props = parse_properties(old_text) if existed else {}
     module.no_log_values.update(secrets.secret_values(old_props))
 
-    changed = old != data or not existed
-    if changed and not module.check_mode:
-        try:
-            _write(module, path, data, existed)
-        except OSError as exc:
-            module.fail_json(msg="path: cannot write %r: %s" % (path, to_native(exc)))
-    if os.path.exists(path):  # absent only in check mode, when a new file would be created
-        file_args = module.load_file_common_arguments(module.params)
-        changed = module.set_fs_attributes_if_different(file_args, changed)
+    changed = files.ensure(module, path, data, existed, old)
 
     result = dict(changed=changed, path=path, secret_keys=secrets.secret_keys(wanted))
     if module._diff:
