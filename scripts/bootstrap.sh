@@ -14,8 +14,11 @@ bash lab/host-setup.sh
 stamp=.venv/.requirements.sha256
 want=$(cat requirements/dev.txt requirements/smoke.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: installing requirements/dev.txt and requirements/smoke.txt into .venv (a few minutes the first time)"
   python3 -m venv .venv
-  .venv/bin/pip install --quiet -r requirements/dev.txt -r requirements/smoke.txt
+  # One line per package instead of minutes of silence; pipefail keeps pip's exit status.
+  .venv/bin/pip install --progress-bar off -r requirements/dev.txt -r requirements/smoke.txt \
+    | { grep --line-buffered -E '^(Collecting|Building wheel|Successfully|ERROR)' || true; }
   echo "$want" > "$stamp"
 fi
 

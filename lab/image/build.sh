@@ -100,11 +100,20 @@ cleanup() {
 trap cleanup EXIT
 cleanup   # leftovers of an interrupted run
 
-echo "building $IMAGE:$recipe (suite $SUITE, mirror ${mirror:-debootstrap default})"
+# debootstrap and apt print about a thousand lines: they go to a log, the steps to the terminal.
+log="$cache/build-$recipe.log"
+: > "$log"
+step() { echo "build.sh: $* ($((SECONDS - start)) s)"; }
+# shellcheck disable=SC2317 # called by the ERR trap
+failed() { echo "build.sh: failed; the last lines of $log:" >&2; tail -n 30 "$log" >&2; }
+trap failed ERR
+
+echo "building $IMAGE:$recipe (suite $SUITE, mirror ${mirror:-debootstrap default}); log: $log"
 echo "packages: $packages"
 
 # 1. minimal base system; .debs are kept in $cache/debs so rebuilds download less
-debootstrap --variant=minbase --cache-dir="$cache/debs" "$SUITE" "$rootfs" ${mirror:+"$mirror"}
+step "debootstrap $SUITE minbase"
+debootstrap --variant=minbase --cache-dir="$cache/debs" "$SUITE" "$rootfs" ${mirror:+"$mirror"} >> "$log" 2>&1
 
 # 2. packages from packages.txt, without docs/man/locales, without starting any service
 cat > "$rootfs/etc/dpkg/dpkg.cfg.d/01-kafkaops-nodoc" <<'EOF'
@@ -126,8 +135,9 @@ printf '#!/bin/sh\nexit 101\n' > "$rootfs/usr/sbin/policy-rc.d"
 chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
 mount -t proc proc "$rootfs/proc"
 mount --bind "$cache/debs" "$rootfs/var/cache/apt/archives"
+step "apt-get install of packages.txt"
 chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-    sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $packages"
+    sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $packages" >> "$log" 2>&1
 umount "$rootfs/var/cache/apt/archives"
 umount "$rootfs/proc"
 rm -f "$rootfs/usr/sbin/policy-rc.d"
@@ -176,6 +186,7 @@ mkdir -p "$rootfs/usr/share/man/man1"
 find "$rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 -not -name locale.alias -exec rm -rf {} +
 
 # 5. import
+step "podman import"
 tar --numeric-owner --xattrs --xattrs-include='*' -C "$rootfs" -cf "$tarball" .
 podman import \
     --change 'CMD ["/sbin/init"]' \
