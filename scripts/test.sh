@@ -2,7 +2,7 @@
 # The whole test suite: lint, unit tests, sanity, the built collection installed and converged by
 # Molecule on real systemd hosts running real Kafka. Every step runs; the summary counts them.
 #   bash scripts/test.sh              everything
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule)
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule bench)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
@@ -28,9 +28,12 @@ step_smoke() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --dur
 step_molecule() {
   ANSIBLE_COLLECTIONS_PATH="$installed" molecule test --all
 }
+# Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
+# The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).
+step_bench() { bench/converge --quick --no-json; }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint unit sanity build smoke molecule)
+[ ${#steps[@]} -gt 0 ] || steps=(lint unit sanity build smoke molecule bench)
 passed=0 failed=0 report=()
 for step in "${steps[@]}"; do
   echo "=== $step"
