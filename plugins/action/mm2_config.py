@@ -9,14 +9,6 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model, secrets
 
 
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _scrub(text, values):
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, secrets.MASK)
@@ -39,9 +31,9 @@ class ActionModule(ActionBase):
                           % (len(errors), "\n".join("- " + e for e in errors)))
             return result
         result.update(
-            properties=_plain(model.properties()),
-            flows=_plain(model.effective_flows()),
-            clients=_plain(model.clients()),
+            properties=mm2_model.plain(model.properties()),
+            flows=mm2_model.plain(model.effective_flows()),
+            clients=mm2_model.plain(model.clients()),
         )
         # The registered model carries the real values for the files; what is shown is censored.
         if scrub:

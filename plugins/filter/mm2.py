@@ -34,15 +34,6 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
 
 
-def _plain(value):
-    """Convert OrderedDicts (and nested) to plain dicts/lists for Ansible."""
-    if isinstance(value, dict):
-        return dict((k, _plain(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def mm2_properties(clusters, flows, properties=None, options=None):
     """Render the MM2 dedicated-mode properties as an ordered dict of strings."""
     try:
@@ -64,7 +55,7 @@ def mm2_warnings(clusters, flows, properties=None, options=None):
 def mm2_effective_flows(clusters, flows, properties=None, options=None):
     """Return the resolved flows (list of dicts)."""
     try:
-        return _plain(mm2_model.effective_flows(clusters, flows, properties, options))
+        return mm2_model.plain(mm2_model.effective_flows(clusters, flows, properties, options))
     except mm2_model.MM2ConfigError as exc:
         raise AnsibleFilterError(str(exc))
 
@@ -72,7 +63,7 @@ def mm2_effective_flows(clusters, flows, properties=None, options=None):
 def mm2_clients(clusters, flows, properties=None, options=None):
     """Return each cluster's bootstrap servers and client settings."""
     try:
-        return _plain(mm2_model.clients(clusters, flows, properties, options))
+        return mm2_model.plain(mm2_model.clients(clusters, flows, properties, options))
     except mm2_model.MM2ConfigError as exc:
         raise AnsibleFilterError(str(exc))
 

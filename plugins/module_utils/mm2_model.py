@@ -113,6 +113,16 @@ def _is_list(value):
     return isinstance(value, (list, tuple))
 
 
+def plain(value):
+    """value with every OrderedDict and tuple, nested too, made a plain dict or list: what Ansible
+    hands on to templates and shows in results."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
 def render_value(value):
     """Render a YAML value as an MM2 property string.
 

@@ -660,3 +660,11 @@ def test_worker_properties_refuse_client_keys():
     cfg[O] = dict(cfg[O] or {}, worker_defaults={"producer.linger.ms": 5})
     assert any(e.startswith("mirrormaker_worker_properties['producer.linger.ms']: worker keys only")
                for e in errors_of(cfg))
+
+
+def test_plain_turns_nested_ordered_dicts_and_tuples_into_dicts_and_lists():
+    nested = OrderedDict([("a", OrderedDict([("b", (1, OrderedDict([("c", 2)])))]))])
+    result = m.plain(nested)
+    assert result == {"a": {"b": [1, {"c": 2}]}}
+    assert not isinstance(result, OrderedDict) and not isinstance(result["a"], OrderedDict)
+    assert isinstance(result["a"]["b"], list) and not isinstance(result["a"]["b"][1], OrderedDict)
