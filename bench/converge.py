@@ -127,8 +127,8 @@ def main():
     env = dict(os.environ, KAFKAOPS_LAB_SSH_CONFIG=str(workdir / "ssh_config"), ANSIBLE_FORCE_COLOR="0")
     with open("/proc/cpuinfo") as cpu:
         cores = sum(1 for line in cpu if line.startswith("processor"))
-    forks = subprocess.run(["ansible-config", "dump", "--only-changed"], cwd=REPO, env=env, capture_output=True,
-                           text=True, check=False).stdout
+    config_dump = subprocess.run(["ansible-config", "dump", "--only-changed"], cwd=REPO, env=env,
+                                 capture_output=True, text=True, check=False).stdout
     print("converge bench: %s hosts, %d warm run(s) each, %d cores; log %s" % (args.hosts, args.warm_runs, cores, log))
     rows = []
     for n in wanted:
@@ -155,7 +155,8 @@ def main():
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         out = REPO / "bench" / "results" / ("converge-%s.json" % stamp)
         out.write_text(json.dumps({"date": stamp, "cores": cores, "warm_runs": args.warm_runs,
-                                   "ansible_config_changed": forks.splitlines(), "rows": rows}, indent=2) + "\n")
+                                   "ansible_config_changed": config_dump.replace(str(REPO), ".").splitlines(),
+                                   "rows": rows}, indent=2) + "\n")
         print("wrote %s" % out.relative_to(REPO))
 
 
