@@ -7,64 +7,23 @@ per-partition offset spans to match the source's), a timestamp window (``from_ms
 sides, since MM2 keeps record timestamps), or explicit per-side offset ranges.
 """
 
-import glob
 import json
-import os
 import time
 
 from . import config as cfgmod
 from . import digest
 from . import kafka_util as ku
 from .smoke import finish, result
+from .spark import read_range, spark_session
 
 SOURCE, TARGET = "source", "target"
 
 
-class SparkUnavailable(RuntimeError):
-    pass
-
-
-def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError as exc:
-        raise SparkUnavailable("pyspark is not installed (pip install -r requirements/smoke.txt): %s" % exc)
-    jars = sorted(glob.glob(os.path.join(jars_dir, "*.jar"))) if jars_dir else []
-    if not any(os.path.basename(j).startswith("spark-sql-kafka-0-10") for j in jars):
-        raise SparkUnavailable("no spark-sql-kafka-0-10 jar in %s (run: bash lab/spark/fetch.sh, or --jars-dir)"
-                               % jars_dir)
-    builder = (SparkSession.builder.master(master).appName(app)
-               .config("spark.jars", ",".join(jars))
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "8")
-               .config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g")))
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
-
-
-def kafka_options(bootstrap, props):
-    opts = {"kafka.bootstrap.servers": bootstrap}
-    for key, value in (props or {}).items():
-        opts["kafka." + key] = str(value)
-    return opts
-
-
 def read_side(spark, side, bootstrap, props, topic, ranges):
     """DataFrame (side, partition, offset, timestamp, key, record_hash) over {partition: (start, end)}."""
-    parts = sorted(p for p, (lo, hi) in ranges.items() if hi > lo)
-    if not parts:
+    df = read_range(spark, bootstrap, props, topic, ranges)
+    if df is None:
         return None
-    reader = spark.read.format("kafka")
-    for key, value in kafka_options(bootstrap, props).items():
-        reader = reader.option(key, value)
-    df = (reader.option("assign", json.dumps({topic: parts}))
-          .option("startingOffsets", json.dumps({topic: {str(p): ranges[p][0] for p in parts}}))
-          .option("endingOffsets", json.dumps({topic: {str(p): ranges[p][1] for p in parts}}))
-          .option("includeHeaders", "true")
-          .option("failOnDataLoss", "false")
-          .load())
     return df.selectExpr("'%s' AS side" % side, "partition", "offset", "unix_millis(timestamp) AS ts",
                          "key", "length(value) AS value_bytes",
                          digest.SPARK_RECORD_HASH + " AS record_hash")
