@@ -840,6 +840,19 @@ class _Model(object):
                                          ("properties", props)])
         return result
 
+    def _flow_value(self, flow, key, default):
+        value = default
+        for scope in (self.flow_defaults, self.global_props, flow["properties"], flow["fields"]):
+            if key in scope:
+                value = render_value(scope[key]).strip()
+        return value
+
+    def _flow_int(self, flow, key, default):
+        try:
+            return int(self._flow_value(flow, key, str(default)))
+        except ValueError:
+            return default
+
     def effective_flows(self):
         self.raise_if_invalid()
         result = []
@@ -881,6 +894,9 @@ class _Model(object):
                     except ValueError:
                         tasks = None
             item["tasks_max"] = tasks
+            # The smoke job bounds its waits by these; MirrorSourceConfig's defaults live here only.
+            item["refresh_topics_interval_s"] = self._flow_int(flow, "refresh.topics.interval.seconds", 600)
+            item["sync_topic_configs"] = self._flow_value(flow, "sync.topic.configs.enabled", "true").lower() == "true"
             item["exactly_once"] = self.exactly_once and flow["enabled"]
             result.append(item)
         return result

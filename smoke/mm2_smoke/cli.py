@@ -13,7 +13,8 @@ import time
 from . import EXIT_ERROR, __version__
 from . import config as cfgmod
 from . import report
-from .smoke import Progress
+from .smoke import Progress, SparkStarter
+from .spark import spark_session
 
 
 def parse_args(argv=None):
@@ -42,20 +43,28 @@ def run(args, progress=None):
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "config_file": os.path.abspath(args.config), "errors": []}
     progress = progress or Progress(quiet=args.quiet)
-    checks, latencies = [], []
+    checks, latencies = [], {}
     try:
         cfg = cfgmod.load(args.config, args.run_id)
         meta["run_id"] = cfg["run_id"]
         meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
+        jars_dir = args.jars_dir or default_jars_dir()
+        spark = SparkStarter(lambda: spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode))
         if args.mode == "smoke":
             from .smoke import run_smoke
-            out = run_smoke(cfg, progress)
+            out = run_smoke(cfg, progress, spark)
         else:
             from .reconcile import run_reconcile
-            out = run_reconcile(cfg, progress, master=args.master, jars_dir=args.jars_dir or default_jars_dir())
-            meta["spark"] = out.get("spark")
-        checks, latencies = out["checks"], out.get("latencies_ms", [])
+            out = run_reconcile(cfg, progress, spark.get())
+        session = spark.started()
+        if session is not None:
+            meta["spark"] = {"version": session.version, "master": session.sparkContext.master,
+                             "jars_dir": jars_dir}
+        checks, latencies = out["checks"], out.get("latencies_ms", {})
+        meta["errors"].extend(out.get("errors", []))
+        for key in ("discovery", "unmapped_properties"):
+            meta[key] = out.get(key)
     except cfgmod.ConfigError as exc:
         meta["errors"].append(str(exc))
     except Exception as exc:  # noqa: BLE001 - could not run: report it, exit 2
@@ -66,7 +75,12 @@ def run(args, progress=None):
     doc = report.build(meta, checks, latencies)
     if meta["errors"]:
         doc["verdict"], doc["exit_code"] = "error", EXIT_ERROR
-    report.write(doc, args.report_dir)
+    try:
+        report.write(doc, args.report_dir)
+    except Exception as exc:  # noqa: BLE001 - a report that cannot be written is a job that could not run
+        doc["errors"].append("writing the report to %s: %s: %s" % (args.report_dir, type(exc).__name__, exc))
+        doc["verdict"], doc["exit_code"] = "error", EXIT_ERROR
+        doc.setdefault("files", {})
     return doc
 
 
@@ -74,6 +88,8 @@ def main(argv=None):
     args = parse_args(argv)
     doc = run(args)
     print(report.summary_text(doc))
-    print("report: %s (picture %s, page %s)" % (doc["files"]["json"], doc["files"]["png"], doc["files"]["html"]))
+    files = doc.get("files") or {}
+    if files:
+        print("report: %s" % ", ".join(files[k] for k in ("json", "png", "html", "junit") if k in files))
     sys.stdout.flush()
     return doc["exit_code"]

@@ -7,9 +7,7 @@ import re
 import time
 
 ALL_CHECKS = ("markers", "offsets", "configs", "new_topics", "heartbeats", "cycles")
-DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
-IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
-POLICY_ALIASES = {"default": DEFAULT_POLICY, "identity": IDENTITY_POLICY}
+DUPLICATES = ("auto", "fail", "report")
 
 DEFAULT_CHECKS = {
     "enabled": list(ALL_CHECKS),
@@ -18,14 +16,19 @@ DEFAULT_CHECKS = {
     "payload_bytes": 256,
     "partitions": 3,
     "replication_factor": -1,          # broker default
-    "refresh_interval_s": 600,         # MM2 refresh.topics.interval.seconds
-    "timeouts": {"markers": 180, "offsets": 180, "configs": 120, "new_topic": None, "heartbeats": 60},
+    # MM2's refresh.topics.interval.seconds when a flow does not carry refresh_topics_interval_s
+    # (mm2_model.effective_flows gives it per flow, with MirrorMaker's own default).
+    "refresh_interval_s": None,
+    "timeouts": {"markers": 180, "offsets": 180, "configs": 120, "new_topic": None, "heartbeats": 60,
+                 "bootstrap": 30},
     "config_check": {"key": "retention.ms", "value": None},   # value None: a fresh value per run
     "sync_topic_configs": True,        # MM2 sync.topic.configs.enabled (default true)
     "new_topic_name": "{topic}-new-{run_id}",
     "group": "mm2-smoke-{run_id}",
     "offsets": {"commit": True},
-    "fail_on_duplicates": True,
+    # auto: a duplicated record fails a flow that MM2 runs exactly-once and is reported otherwise
+    # (at-least-once delivery may repeat records after a crash); fail / report: always that.
+    "duplicates": "auto",
     "reconcile": {"topics": None, "window": None, "samples": 5, "settle_s": 30},
 }
 
@@ -51,23 +54,25 @@ def _merge(base, over):
 def remote_topic_name(flow, topic):
     """Remote name of ``topic`` for a flow from mm2_model.effective_flows.
 
-    The same rule as mm2_model.remote_topic (kept here so the job runs without the collection):
-    DefaultReplicationPolicy -> ``<source><separator><topic>``, IdentityReplicationPolicy ->
-    ``<topic>``; effective_flows gives it as ``remote_topic_prefix`` (None: not predictable).
+    The naming rule lives in the collection (mm2_model.remote_topic_prefix), which renders the
+    prefix into the job's config; the job only applies it, so the two cannot drift.
     """
     prefix = flow.get("remote_topic_prefix")
     if prefix is None:
-        policy = POLICY_ALIASES.get(str(flow.get("replication_policy") or "default").lower(),
-                                    flow.get("replication_policy") or DEFAULT_POLICY)
-        if policy == DEFAULT_POLICY:
-            sep = flow.get("separator")
-            prefix = "%s%s" % (flow["source"], "." if sep is None else sep)
-        elif policy == IDENTITY_POLICY:
-            prefix = ""
-        else:
-            raise ConfigError("flow %s: cannot predict remote topic names for replication policy %r"
-                              % (flow.get("name"), policy))
+        raise ConfigError("flow %s: remote_topic_prefix is null: the replication policy %s names remote topics in "
+                          "a way that cannot be predicted" % (flow.get("name"), flow.get("replication_policy")))
     return prefix + topic
+
+
+def refresh_interval_s(cfg, flow):
+    """MM2's topic refresh interval for the flow: the flow's own, else the config's."""
+    value = flow.get("refresh_topics_interval_s")
+    return int(cfg["checks"]["refresh_interval_s"] if value is None else value)
+
+
+def duplicates_fail(cfg, flow):
+    mode = cfg["checks"]["duplicates"]
+    return mode == "fail" or (mode == "auto" and bool(flow.get("exactly_once")))
 
 
 def topic_matches(flow, topic):
@@ -120,17 +125,23 @@ def normalise(raw, run_id=None):
             for side in ("source", "target"):
                 if flow.get(side) and flow[side] not in clusters and not flow.get(side + "_bootstrap_servers"):
                     errors.append("config.flows[%d].%s: cluster %r not in config.clusters" % (i, side, flow[side]))
+            if "remote_topic_prefix" not in flow:
+                errors.append("config.flows[%d].remote_topic_prefix: missing (mm2_model.effective_flows gives it)" % i)
+            if flow.get("refresh_topics_interval_s") is None and (raw.get("checks") or {}).get(
+                    "refresh_interval_s") is None:
+                errors.append("config.flows[%d].refresh_topics_interval_s: missing, and no "
+                              "config.checks.refresh_interval_s" % i)
     checks = _merge(DEFAULT_CHECKS, raw.get("checks") or {})
     unknown = [c for c in checks["enabled"] if c not in ALL_CHECKS]
     if unknown:
         errors.append("config.checks.enabled: unknown check(s) %s (known: %s)" % (unknown, ", ".join(ALL_CHECKS)))
+    if checks["duplicates"] not in DUPLICATES:
+        errors.append("config.checks.duplicates: %r is not one of %s" % (checks["duplicates"], ", ".join(DUPLICATES)))
     for key in ("records", "payload_bytes", "partitions"):
         if not isinstance(checks[key], int) or checks[key] < 1:
             errors.append("config.checks.%s: expected a positive integer" % key)
     if errors:
         raise ConfigError("invalid config:\n  " + "\n  ".join(errors))
-    if checks["timeouts"].get("new_topic") is None:
-        checks["timeouts"]["new_topic"] = int(checks["refresh_interval_s"]) + 60
     run_id = run_id or raw.get("run_id") or new_run_id()
     if not re.fullmatch(r"[A-Za-z0-9._-]+", run_id):
         raise ConfigError("run_id %r: only letters, digits, '.', '_' and '-' (it is used in topic names)" % run_id)

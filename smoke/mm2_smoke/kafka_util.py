@@ -35,30 +35,96 @@ def python_client_kwargs(props):
     return kwargs, ignored
 
 
-def admin(bootstrap, props, client_id="mm2-smoke"):
-    from kafka.admin import KafkaAdminClient
-    kwargs, _ignored = python_client_kwargs(props)
-    return KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id=client_id, **kwargs)
+class Unreachable(RuntimeError):
+    """A cluster that did not answer within the bootstrap timeout, named as the report shows it."""
+
+    def __init__(self, alias, roles, bootstrap, timeout_s, cause):
+        self.alias = alias
+        RuntimeError.__init__(self, "cluster %s (%s) unreachable at bootstrap servers %s within %ss: %s" % (
+            alias, roles, bootstrap, timeout_s, cause))
 
 
-def producer(bootstrap, props, client_id="mm2-smoke"):
-    from kafka import KafkaProducer
-    kwargs, _ignored = python_client_kwargs(props)
-    return KafkaProducer(bootstrap_servers=bootstrap.split(","), client_id=client_id, acks="all",
-                         linger_ms=5, **kwargs)
+class Clients(object):
+    """Kafka clients for one cluster alias: each is created with kafka-python's own bootstrap
+    retries bounded by ``timeout_s`` (a busy host or broker may answer late), and a cluster that
+    never answers raises Unreachable naming the alias, its role in the flows and the bootstrap list."""
+
+    def __init__(self, alias, bootstrap, props, roles, timeout_s=30):
+        self.alias = alias
+        self.bootstrap = bootstrap
+        self.roles = roles
+        self.timeout_s = timeout_s
+        self.kwargs, self.unmapped = python_client_kwargs(props)
+
+    def _make(self, factory, **kw):
+        from kafka.errors import KafkaConnectionError, KafkaTimeoutError
+        kw.update(self.kwargs)
+        try:
+            return factory(bootstrap_servers=self.bootstrap.split(","), bootstrap_timeout_ms=int(self.timeout_s * 1000),
+                           **kw)
+        except (KafkaTimeoutError, KafkaConnectionError) as exc:
+            raise Unreachable(self.alias, self.roles, self.bootstrap, self.timeout_s, exc)
+
+    def admin(self, client_id="mm2-smoke"):
+        from kafka.admin import KafkaAdminClient
+        return self._make(KafkaAdminClient, client_id=client_id)
+
+    def producer(self, client_id="mm2-smoke"):
+        from kafka import KafkaProducer
+        return self._make(KafkaProducer, client_id=client_id, acks="all", linger_ms=5)
+
+    def consumer(self, client_id="mm2-smoke", group_id=None):
+        from kafka import KafkaConsumer
+        return self._make(KafkaConsumer, client_id=client_id, group_id=group_id, enable_auto_commit=False,
+                          auto_offset_reset="earliest")
 
 
-def consumer(bootstrap, props, client_id="mm2-smoke", group_id=None):
-    from kafka import KafkaConsumer
-    kwargs, _ignored = python_client_kwargs(props)
-    return KafkaConsumer(bootstrap_servers=bootstrap.split(","), client_id=client_id, group_id=group_id,
-                         enable_auto_commit=False, auto_offset_reset="earliest", **kwargs)
+def cluster_roles(flows):
+    """{alias: "source of A->B, target of B->A"}: how the report names a cluster's side."""
+    roles = {}
+    for flow in flows:
+        for side in ("source", "target"):
+            roles.setdefault(flow[side], []).append("%s of %s" % (side, flow["name"]))
+    return {alias: ", ".join(items) for alias, items in roles.items()}
+
+
+def clients_for(cfg):
+    """Clients per cluster alias the enabled flows use."""
+    flows = cfg["enabled_flows"]
+    timeout = float(cfg["checks"]["timeouts"].get("bootstrap") or 30)
+    out = {}
+    for alias, roles in cluster_roles(flows).items():
+        flow = [f for f in flows if alias in (f["source"], f["target"])][0]
+        side = "source" if flow["source"] == alias else "target"
+        cluster = cfg["clusters"].get(alias) or {}
+        out[alias] = Clients(alias, cluster.get("bootstrap_servers") or flow[side + "_bootstrap_servers"],
+                             cluster.get("properties") or {}, roles, timeout)
+    return out
+
+
+def unreachable(clients):
+    """{alias: Unreachable} for the clusters that do not answer, probed side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def probe(client):
+        try:
+            client.admin("mm2-smoke-probe").close()
+        except Unreachable as exc:
+            return exc
+        return None
+
+    with ThreadPoolExecutor(max_workers=max(1, len(clients))) as pool:
+        found = dict(zip(clients, pool.map(probe, clients.values())))
+    return {alias: exc for alias, exc in found.items() if exc is not None}
 
 
 def partitions_of(adm, topic):
     """Partition count of a topic, None when it does not exist."""
+    from kafka.errors import KafkaConnectionError, KafkaTimeoutError
     try:
         desc = adm.describe_topics([topic])
+    except (KafkaTimeoutError, KafkaConnectionError):
+        raise  # a cluster that stopped answering is not a missing topic
     except Exception:  # noqa: BLE001 - UnknownTopicOrPartition and friends
         return None
     for item in desc:

@@ -14,12 +14,15 @@ from concurrent.futures import ThreadPoolExecutor
 from . import config as cfgmod
 from . import formats
 from . import kafka_util as ku
+from . import markers
 from . import stats
+from .markers import RUN_HEADER, SEQ_HEADER
 
-RUN_HEADER = "mm2-smoke-run"
-SEQ_HEADER = "mm2-smoke-seq"
 BIN_HEADER = "mm2-smoke-bin"
+PROBE_HEADER = "mm2-smoke-probe"
 MAX_LISTED = 5
+# How often the target's end offsets are read while markers replicate: the latency's resolution.
+WATCH_EVERY_S = 0.2
 
 
 def now_ms():
@@ -68,6 +71,35 @@ def first_diff(one, two):
     return min(len(one), len(two))
 
 
+class Watermarks(object):
+    """When each offset of a topic became readable: spans (partition, lo, hi, seen_ms) from end
+    offsets read every WATCH_EVERY_S, starting at ``start`` ({partition: offset})."""
+
+    def __init__(self, adm, topic, start):
+        self.adm = adm
+        self.topic = topic
+        self.start = dict(start)
+        self.ends = dict(start)
+        self.spans = []
+
+    def poll(self, parts):
+        ends = ku.end_offsets(self.adm, self.topic, parts)
+        seen = now_ms()
+        for part, end in ends.items():
+            self.start.setdefault(part, 0)
+            prev = self.ends.get(part, self.start[part])
+            if end > prev:
+                self.spans.append((part, prev, end, seen))
+                self.ends[part] = end
+        return self
+
+    def count(self, part):
+        return self.ends.get(part, 0) - self.start.get(part, 0)
+
+    def ranges(self):
+        return {p: (self.start[p], self.ends.get(p, self.start[p])) for p in self.start}
+
+
 def result(check, flow, topic=None):
     return {"check": check, "flow": flow["name"], "topic": topic, "status": "pass", "messages": [],
             "details": {}, "started": time.time()}
@@ -83,25 +115,24 @@ def finish(res, status=None):
 
 
 class FlowRun(object):
-    def __init__(self, cfg, flow, progress):
+    def __init__(self, cfg, flow, progress, clients, spark):
         self.cfg = cfg
+        self.clients = {"source": clients[flow["source"]], "target": clients[flow["target"]]}
+        self.spark = spark
+        self.discovery = []
         self.flow = flow
         self.name = flow["name"]
         self.checks = cfg["checks"]
         self.enabled = set(self.checks["enabled"])
         self.run_id = cfg["run_id"]
         self.progress = progress
-        self.src_bs = flow["source_bootstrap_servers"]
         self.tgt_bs = flow["target_bootstrap_servers"]
-        self.src_props = cfgmod.cluster_props(cfg, flow["source"])
         self.tgt_props = cfgmod.cluster_props(cfg, flow["target"])
         self.results = []
         self.latencies = []
 
     def admin(self, side):
-        if side == "source":
-            return ku.admin(self.src_bs, self.src_props, "mm2-smoke-admin")
-        return ku.admin(self.tgt_bs, self.tgt_props, "mm2-smoke-admin")
+        return self.clients[side].admin("mm2-smoke-admin")
 
     def where(self, side):
         return "%s %s" % ("source" if side == "source" else "target", self.flow[side])
@@ -123,31 +154,67 @@ class FlowRun(object):
         res["remote_topic"] = remote
         timeout = float(self.checks["timeouts"]["markers"])
         src, tgt = self.admin("source"), self.admin("target")
+        sent, received, discovery = {}, {}, None
         try:
             parts = self.ensure_topic(src, topic, self.checks["partitions"])
             rparts = ku.partitions_of(tgt, remote)
-            start = ku.end_offsets(tgt, remote, rparts) if rparts else {}
-            sent = self.produce(topic, parts)
-            received, extras, seen_topic = self.collect(tgt, remote, start, sent, timeout)
-            if not seen_topic:
+            if not rparts:
+                discovery = self.discover(topic, remote, tgt)
+                rparts = ku.partitions_of(tgt, remote)
+            if not rparts:
                 similar = sorted(t for t in tgt.list_topics() if t.endswith(topic) and t != remote)
                 res["messages"].append(
                     "flow %s: remote topic %r (%s) does not exist on target %s after %ds%s"
-                    % (self.name, remote, self.policy_text(), self.flow["target"], timeout,
+                    % (self.name, remote, self.policy_text(), self.flow["target"], self.new_topic_timeout(),
                        "; topics there ending in %r: %s" % (topic, ", ".join(similar)) if similar else ""))
-            else:
-                self.evaluate(res, topic, remote, sent, received, extras)
+                return finish(res), sent, received
+            if discovery is not None:
+                self.discovery.append({"flow": self.name, "topic": topic, "remote_topic": remote,
+                                       "seconds": discovery})
+            start = ku.end_offsets(tgt, remote, rparts)
+            sent = self.produce(topic, parts)
+            rows, extras, extra_count = self.collect(tgt, remote, rparts, start, sent, timeout)
+            received = {r["seq"]: [{"partition": c["t_partition"], "offset": c["t_offset"]} for c in r["copies_at"]]
+                        for r in rows if r["copies"]}
+            self.evaluate(res, topic, remote, sent, rows, extras, extra_count)
+            res["details"]["discovery_s"] = discovery
         finally:
             src.close()
             tgt.close()
         return finish(res), sent, received
+
+    def new_topic_timeout(self):
+        value = self.checks["timeouts"].get("new_topic")
+        return float(value if value is not None else cfgmod.refresh_interval_s(self.cfg, self.flow) + 60)
+
+    def discover(self, topic, remote, tgt):
+        """Seconds MM2 took to find a topic new to it and deliver its first record, None if it did
+        not within the new-topic timeout.  A probe record (no run header, so never a marker) starts
+        the clock; the markers are produced only after, so their latency is replication alone."""
+        prod = self.clients["source"].producer("mm2-smoke-producer")
+        try:
+            prod.send(topic, key=b"probe", value=self.run_id.encode(), partition=0,
+                      headers=[(PROBE_HEADER, self.run_id.encode())]).get(60)
+        finally:
+            prod.close(10)
+        t0 = time.time()
+        deadline = t0 + self.new_topic_timeout()
+        while time.time() < deadline:
+            parts = ku.partitions_of(tgt, remote)
+            if parts and sum(ku.end_offsets(tgt, remote, parts).values()) > 0:
+                return round(time.time() - t0, 2)
+            self.progress.line(self.name + remote + "discover", "flow %s: waiting for MM2 to discover %s (remote "
+                               "%s on %s, %ds/%ds)" % (self.name, topic, remote, self.flow["target"],
+                                                       time.time() - t0, deadline - t0))
+            time.sleep(WATCH_EVERY_S)
+        return None
 
     def policy_text(self):
         alias = self.flow.get("replication_policy_alias")
         return "%s replication policy" % (alias or self.flow.get("replication_policy") or "default")
 
     def produce(self, topic, parts):
-        prod = ku.producer(self.src_bs, self.src_props, "mm2-smoke-producer")
+        prod = self.clients["source"].producer("mm2-smoke-producer")
         rng = random.Random(os.urandom(8))
         sent, futures = {}, []
         try:
@@ -170,139 +237,104 @@ class FlowRun(object):
             prod.close(10)
         return sent
 
-    def collect(self, tgt, remote, start, sent, timeout):
-        """Read the remote topic until every marker is found (or timeout)."""
-        from kafka import TopicPartition
-        cons = ku.consumer(self.tgt_bs, self.tgt_props, "mm2-smoke-markers")
-        received, extras = {}, []
-        deadline = time.time() + timeout
+    def collect(self, tgt, remote, rparts, start, sent, timeout):
+        """Watch the remote topic's end offsets (when each offset became readable: the latency
+        clock) and let Spark compare once they have grown by at least the markers sent to each
+        partition; again when they grow further, until every marker is found or the time is up."""
+        want = {}
+        for item in sent.values():
+            want[item["partition"]] = want.get(item["partition"], 0) + 1
+        watch = Watermarks(tgt, remote, start)
         t0 = time.time()
-        assigned = 0
-        seen_topic = False
-        try:
-            while time.time() < deadline:
-                parts = ku.partitions_of(tgt, remote) if assigned == 0 or len(received) < len(sent) else assigned
-                if parts and parts > assigned:
-                    seen_topic = True
-                    tps = [TopicPartition(remote, p) for p in range(parts)]
-                    cons.assign(tps)
-                    for tp in tps:
-                        if tp.partition >= assigned:
-                            cons.seek(tp, start.get(tp.partition, 0))
-                    assigned = parts
-                if not assigned:
-                    self.progress.line(self.name + remote, "flow %s: waiting for remote topic %s on %s (%ds/%ds)"
-                                       % (self.name, remote, self.flow["target"], time.time() - t0, timeout))
-                    time.sleep(1)
-                    continue
-                batch = cons.poll(timeout_ms=500, max_records=5000)
-                arrival = now_ms()
-                for records in batch.values():
-                    for rec in records:
-                        hdr = dict(rec.headers or [])
-                        if hdr.get(RUN_HEADER) != self.run_id.encode():
-                            continue
-                        try:
-                            seq = int(hdr.get(SEQ_HEADER, b"").decode())
-                        except ValueError:
-                            seq = None
-                        item = {"partition": rec.partition, "offset": rec.offset, "timestamp": rec.timestamp,
-                                "key": rec.key, "value": rec.value, "headers": list(rec.headers or []),
-                                "arrival": arrival}
-                        if seq is None or seq not in sent:
-                            extras.append(item)
-                        else:
-                            received.setdefault(seq, []).append(item)
-                self.progress.line(self.name + remote, "flow %s: markers %s -> %s: %d/%d found (%ds/%ds)"
-                                   % (self.name, "source", remote, len(received), len(sent),
-                                      time.time() - t0, timeout))
-                if len(received) >= len(sent):
-                    # a short grace read to count duplicates arriving right behind
-                    grace = time.time() + 1.0
-                    while time.time() < grace:
-                        for records in cons.poll(timeout_ms=300).values():
-                            for rec in records:
-                                hdr = dict(rec.headers or [])
-                                if hdr.get(RUN_HEADER) == self.run_id.encode():
-                                    seq = int(hdr.get(SEQ_HEADER, b"-1").decode() or -1)
-                                    if seq in sent:
-                                        received[seq].append({
-                                            "partition": rec.partition, "offset": rec.offset,
-                                            "timestamp": rec.timestamp, "key": rec.key, "value": rec.value,
-                                            "headers": list(rec.headers or []), "arrival": now_ms()})
+        deadline = t0 + timeout
+        rows, extras, extra_count, read_at = [], [], 0, None
+        while True:
+            watch.poll(rparts)
+            expired = time.time() >= deadline
+            grown = all(watch.count(p) >= n for p, n in want.items())
+            if (grown and watch.ends != read_at) or expired:
+                read_at = dict(watch.ends)
+                spark = self.spark.get()
+                rows, extras, extra_count = markers.compare(spark, self.tgt_bs, self.tgt_props, remote, watch.ranges(),
+                                                            watch.spans, sent, self.run_id)
+                found = sum(1 for r in rows if r["copies"])
+                if found == len(sent):
+                    # duplicates arriving right behind the last marker are counted too
+                    time.sleep(1.0)
+                    watch.poll(rparts)
+                    if watch.ends != read_at:
+                        rows, extras, extra_count = markers.compare(spark, self.tgt_bs, self.tgt_props, remote,
+                                                                    watch.ranges(), watch.spans, sent, self.run_id)
                     break
-        finally:
-            cons.close()
-        return received, extras, seen_topic
+                if expired:
+                    break
+            self.progress.line(self.name + remote, "flow %s: markers -> %s: %d of %d new records on %s (%ds/%ds)"
+                               % (self.name, remote, sum(watch.count(p) for p in want), len(sent),
+                                  self.flow["target"], time.time() - t0, timeout))
+            time.sleep(WATCH_EVERY_S)
+        return rows, extras, extra_count
 
-    def evaluate(self, res, topic, remote, sent, received, extras):
+    def evaluate(self, res, topic, remote, sent, rows, extras, extra_count):
+        """Messages from the flags Spark computed per marker (markers.compare)."""
         msgs = res["messages"]
         where = "flow %s topic %s -> %s" % (self.name, topic, remote)
-        missing = sorted(s for s in sent if s not in received)
+        by_seq = {r["seq"]: r for r in rows}
+        missing = sorted(s for s in sent if not by_seq.get(s, {}).get("copies"))
         if missing:
             msgs.append("%s: %d of %d markers missing after %ss: %s" % (
                 where, len(missing), len(sent), self.checks["timeouts"]["markers"],
                 _listed(missing, lambda s: "seq %d (source partition %d offset %d)"
                         % (s, sent[s]["partition"], sent[s]["offset"]))))
-        dups = sorted(s for s, items in received.items() if len(items) > 1)
-        if dups and self.checks.get("fail_on_duplicates", True):
-            msgs.append("%s: %d markers duplicated: %s" % (where, len(dups), _listed(
-                dups, lambda s: "seq %d seen %d times (target partition %d offsets %s)" % (
-                    s, len(received[s]), received[s][0]["partition"],
-                    "/".join(str(i["offset"]) for i in received[s])))))
+        dups = [r for r in rows if r["copies"] > 1]
+        if dups:
+            text = "%s: %d markers duplicated: %s" % (where, len(dups), _listed(
+                dups, lambda r: "seq %d seen %d times (target %s)" % (
+                    r["seq"], r["copies"], ", ".join("partition %(t_partition)d offset %(t_offset)d" % c for c in r["copies_at"]))))
+            if cfgmod.duplicates_fail(self.cfg, self.flow):
+                msgs.append(text)
+            else:
+                res["notes"] = [text + " (reported, not a failure: at-least-once delivery)"]
         bad = []
-        for seq in sorted(received):
-            want, got = sent[seq], received[seq][0]
+        for r in rows:
+            if not r["copies"]:
+                continue
+            want = sent[r["seq"]]
             here = "%s partition %d offset %d (seq %d, source offset %d)" % (
-                remote, got["partition"], got["offset"], seq, want["offset"])
-            if got["partition"] != want["partition"]:
+                remote, r["t_partition"], r["t_offset"], r["seq"], want["offset"])
+            if r["t_partition"] != want["partition"]:
                 bad.append("%s: partition %d differs from source partition %d"
-                           % (here, got["partition"], want["partition"]))
-            if got["key"] != want["key"]:
-                bad.append("%s: key differs from source (byte %s)" % (here, first_diff(got["key"], want["key"])))
-            if got["value"] != want["value"]:
-                pos = first_diff(got["value"], want["value"])
-                detail = "length %d != %d" % (len(got["value"] or b""), len(want["value"])) \
-                    if got["value"] is None or pos >= min(len(got["value"]), len(want["value"])) \
-                    else "byte %d: 0x%02x != source 0x%02x" % (pos, got["value"][pos], want["value"][pos])
+                           % (here, r["t_partition"], want["partition"]))
+            if not r["key_ok"]:
+                bad.append("%s: key differs from source (byte %s)" % (here, first_diff(r["t_key"], want["key"])))
+            if not r["value_ok"]:
+                got = r["t_value"]
+                pos = first_diff(got, want["value"])
+                detail = "length %d != %d" % (len(got or b""), len(want["value"])) \
+                    if got is None or pos >= min(len(got), len(want["value"])) \
+                    else "byte %d: 0x%02x != source 0x%02x" % (pos, got[pos], want["value"][pos])
                 bad.append("%s: value differs from source (%s)" % (here, detail))
-            if [(k, bytes(v) if v is not None else None) for k, v in got["headers"]] != want["headers"]:
+            if not r["headers_ok"]:
                 bad.append("%s: headers differ from source (%s != %s)"
-                           % (here, [k for k, _v in got["headers"]], [k for k, _v in want["headers"]]))
-            if got["timestamp"] != want["timestamp"]:
-                bad.append("%s: timestamp %d != source timestamp %d" % (here, got["timestamp"], want["timestamp"]))
+                           % (here, r["t_header_keys"], [k for k, _v in want["headers"]]))
+            if not r["ts_ok"]:
+                bad.append("%s: timestamp %d != source timestamp %d" % (here, r["t_ts"], want["timestamp"]))
         if bad:
             more = " and %d more" % (len(bad) - MAX_LISTED) if len(bad) > MAX_LISTED else ""
             msgs.append("%s: %d differences: %s%s" % (where, len(bad), "; ".join(bad[:MAX_LISTED]), more))
-        # per-partition order: markers of one source partition keep their relative order
-        order = []
-        by_part = {}
-        for seq in sorted(received, key=lambda s: (sent[s]["partition"], sent[s]["offset"])):
-            by_part.setdefault(sent[seq]["partition"], []).append(seq)
-        for part, seqs in sorted(by_part.items()):
-            prev = None
-            for seq in seqs:
-                off = received[seq][0]["offset"]
-                if prev is not None and (received[seq][0]["partition"] == received[prev][0]["partition"]
-                                         and off < received[prev][0]["offset"]):
-                    order.append("partition %s: seq %s (source offset %s) is at target offset %s, before seq %s "
-                                 "(source offset %s) at target offset %s" % (
-                                     part, seq, sent[seq]["offset"], off, prev, sent[prev]["offset"],
-                                     received[prev][0]["offset"]))
-                    break
-                prev = seq
+        order = ["partition %s: seq %s (source offset %s) is at target offset %s, before seq %s at target offset %s"
+                 % (r["s_partition"], r["seq"], r["s_offset"], r["t_offset"], r["prev"]["seq"], r["prev"]["o"])
+                 for r in rows if not r["order_ok"]]
         if order:
-            msgs.append("%s: order not kept: %s" % (where, "; ".join(order)))
-        if extras:
+            msgs.append("%s: order not kept: %s" % (where, "; ".join(order[:MAX_LISTED])))
+        if extra_count:
             msgs.append("%s: %d unexpected records carrying this run's id: %s" % (
-                where, len(extras), _listed(extras, lambda i: "partition %s offset %s" % (i["partition"],
-                                                                                          i["offset"]))))
-        lat = [received[s][0]["arrival"] - sent[s]["timestamp"] for s in received]
+                where, extra_count, _listed(extras, lambda i: "partition %s offset %s" % i)))
+        lat = [r["latency_ms"] for r in rows if r["copies"] and r["latency_ms"] is not None]
         self.latencies.extend(lat)
-        res["details"] = {"sent": len(sent), "found": len(received), "missing": len(missing),
-                          "duplicates": sum(len(v) - 1 for v in received.values()), "extra": len(extras),
+        res["details"] = {"sent": len(sent), "found": len(sent) - len(missing), "missing": len(missing),
+                          "duplicates": sum(r["copies"] - 1 for r in dups), "extra": extra_count,
                           "differences": len(bad), "latency_ms": stats.summary(lat),
-                          "partitions": len(by_part)}
+                          "partitions": len({sent[s]["partition"] for s in sent})}
 
     # ----------------------------------------------------------------- offsets
     def offsets(self, topic, sent, received):
@@ -370,7 +402,7 @@ class FlowRun(object):
         return finish(res)
 
     def wait_checkpoints(self, tgt, cp_topic, group, remote, upstream, timeout):
-        cons = ku.consumer(self.tgt_bs, self.tgt_props, "mm2-smoke-checkpoints")
+        cons = self.clients["target"].consumer("mm2-smoke-checkpoints")
         found = {}
         deadline = time.time() + timeout
         t0 = time.time()
@@ -437,7 +469,7 @@ class FlowRun(object):
             return out
         remote = cfgmod.remote_topic_name(self.flow, name)
         res["remote_topic"] = remote
-        t_new = float(self.checks["timeouts"]["new_topic"])
+        t_new = self.new_topic_timeout()
         parts = self.checks["partitions"]
         src, tgt = self.admin("source"), self.admin("target")
         try:
@@ -449,7 +481,7 @@ class FlowRun(object):
                 res["messages"].append(
                     "flow %s: new topic %s created on source %s did not appear as %s on target %s within %ds "
                     "(refresh interval %ss)" % (self.name, name, self.flow["source"], remote, self.flow["target"],
-                                                t_new, self.checks["refresh_interval_s"]))
+                                                t_new, cfgmod.refresh_interval_s(self.cfg, self.flow)))
                 out.append(finish(res))
                 return out
             out.append(finish(res))
@@ -525,7 +557,7 @@ class FlowRun(object):
         timeout = float(self.checks["timeouts"]["heartbeats"])
         start = now_ms()
         tgt = self.admin("target")
-        cons = ku.consumer(self.tgt_bs, self.tgt_props, "mm2-smoke-heartbeats")
+        cons = self.clients["target"].consumer("mm2-smoke-heartbeats")
         fresh, last = [], None
         try:
             deadline = time.time() + timeout
@@ -605,28 +637,24 @@ def _config_resource(topic, configs):
     return ConfigResource(ConfigResourceType.TOPIC, topic, configs=configs)
 
 
-def cycles(cfg):
+def cycles(cfg, clients):
     """No topic on a cluster carries two stacked prefixes of an active-active pair (A.B.*, B.A.*)."""
     out = []
     flows = cfg["enabled_flows"]
     for f in flows:
         back = [g for g in flows if g["source"] == f["target"] and g["target"] == f["source"]]
-        if not back:
+        if not back or f["target"] not in clients:
             continue
         g = back[0]
         res = result("cycles", f, "cycles")
         pf, pg = f.get("remote_topic_prefix"), g.get("remote_topic_prefix")
-        if pf is None:
-            pf = cfgmod.remote_topic_name(f, "")
-        if pg is None:
-            pg = cfgmod.remote_topic_name(g, "")
         if not pf or not pg:
-            res["messages"].append("flow %s: cycles cannot be told from topic names with the identity policy"
-                                   % f["name"])
+            res["messages"].append("flow %s: cycles cannot be told from topic names with the %s policy"
+                                   % (f["name"], "identity" if "" in (pf, pg) else "custom replication"))
             out.append(finish(res, "skip"))
             continue
         prefix = pf + pg
-        adm = ku.admin(f["target_bootstrap_servers"], cfgmod.cluster_props(cfg, f["target"]))
+        adm = clients[f["target"]].admin()
         try:
             looped = sorted(t for t in adm.list_topics() if t.startswith(prefix))
         finally:
@@ -639,14 +667,47 @@ def cycles(cfg):
     return out
 
 
-def run_smoke(cfg, progress):
-    runs = [FlowRun(cfg, f, progress) for f in cfg["enabled_flows"]]
+class SparkStarter(object):
+    """The Spark session, started in the background as the job starts: the JVM comes up while the
+    markers are produced and replicate, and the first compare waits for it only if it is late."""
+
+    def __init__(self, factory):
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.future = self.pool.submit(factory)
+        self.pool.shutdown(wait=False)
+
+    def get(self):
+        return self.future.result()
+
+    def started(self):
+        """The session if it came up, else None (its error is the caller's to report once)."""
+        try:
+            return self.future.result()
+        except Exception:  # noqa: BLE001 - reported by the caller from error()
+            return None
+
+    def error(self):
+        return self.future.exception() if self.future.done() else None
+
+
+def run_smoke(cfg, progress, spark):
+    """Checks of every enabled flow whose clusters answer; one error per cluster that does not."""
+    clients = ku.clients_for(cfg)
+    down = ku.unreachable(clients)
+    errors = [str(exc) for _alias, exc in sorted(down.items())]
+    up = {alias: c for alias, c in clients.items() if alias not in down}
+    runs = [FlowRun(cfg, f, progress, up, spark) for f in cfg["enabled_flows"]
+            if f["source"] in up and f["target"] in up]
     with ThreadPoolExecutor(max_workers=max(1, len(runs))) as pool:
         list(pool.map(lambda r: r.run(), runs))
-    results, latencies = [], []
+    results, latencies, discovery = [], {}, []
     for run in runs:
         results.extend(run.results)
-        latencies.extend(run.latencies)
+        latencies[run.name] = run.latencies
+        discovery.extend(run.discovery)
     if "cycles" in cfg["checks"]["enabled"]:
-        results.extend(cycles(cfg))
-    return {"checks": results, "latencies_ms": latencies}
+        results.extend(cycles(cfg, up))
+    if spark.error() is not None:
+        errors.append("Spark: %s" % spark.error())
+    return {"checks": results, "latencies_ms": latencies, "discovery": discovery, "errors": errors,
+            "unmapped_properties": {a: c.unmapped for a, c in sorted(clients.items()) if c.unmapped}}

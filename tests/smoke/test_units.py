@@ -81,10 +81,9 @@ def test_remote_topic_names_and_filter():
     flow = {"name": "A->B", "source": "A", "remote_topic_prefix": "A.", "topics_regex": "orders.*",
             "topics_exclude_regex": r".*[\-\.]internal"}
     assert config.remote_topic_name(flow, "orders") == "A.orders"
-    identity = dict(flow, remote_topic_prefix=None, replication_policy="identity")
-    assert config.remote_topic_name(identity, "orders") == "orders"
-    assert config.remote_topic_name(dict(flow, remote_topic_prefix=None, separator="_"), "x") == "A_x"
-    with pytest.raises(config.ConfigError, match="cannot predict"):
+    assert config.remote_topic_name(dict(flow, remote_topic_prefix=""), "orders") == "orders"
+    # the naming rule is the collection's (mm2_model): the job does not re-derive it from the policy
+    with pytest.raises(config.ConfigError, match="cannot be predicted"):
         config.remote_topic_name(dict(flow, remote_topic_prefix=None, replication_policy="com.x.Custom"), "x")
     assert config.topic_matches(flow, "orders-1") and not config.topic_matches(flow, "orders.internal")
     assert not config.topic_matches(flow, "payments")
@@ -101,13 +100,20 @@ def test_config_validation_messages(tmp_path):
     assert "config.clusters.A.bootstrap_servers: missing" in text
     assert "config.flows[0].target: cluster 'C' not in config.clusters" in text
     assert "config.checks.enabled: unknown check(s) ['bogus']" in text
+    assert "config.flows[0].remote_topic_prefix: missing" in text
+    assert "config.flows[0].refresh_topics_interval_s: missing, and no config.checks.refresh_interval_s" in text
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"version": 1, "run_id": "r1",
                                 "clusters": {"A": {"bootstrap_servers": "h:1"}, "B": {"bootstrap_servers": "h:2"}},
-                                "flows": [{"name": "A->B", "source": "A", "target": "B"}],
-                                "checks": {"refresh_interval_s": 30}}))
+                                "flows": [{"name": "A->B", "source": "A", "target": "B", "remote_topic_prefix": "A.",
+                                           "refresh_topics_interval_s": 30}],
+                                "checks": {"duplicates": "report"}}))
     cfg = config.load(str(path))
-    assert cfg["run_id"] == "r1" and cfg["checks"]["timeouts"]["new_topic"] == 90
+    assert cfg["run_id"] == "r1" and config.refresh_interval_s(cfg, cfg["flows"][0]) == 30
+    assert not config.duplicates_fail(cfg, dict(cfg["flows"][0], exactly_once=True))
+    cfg["checks"]["duplicates"] = "auto"
+    assert config.duplicates_fail(cfg, dict(cfg["flows"][0], exactly_once=True))
+    assert not config.duplicates_fail(cfg, cfg["flows"][0])
     assert cfg["flows"][0]["target_bootstrap_servers"] == "h:2" and cfg["checks"]["records"] == 100
 
 
