@@ -643,7 +643,7 @@ def cycles(cfg, clients):
     flows = cfg["enabled_flows"]
     for f in flows:
         back = [g for g in flows if g["source"] == f["target"] and g["target"] == f["source"]]
-        if not back or f["target"] not in clients:
+        if not back or f["target"] not in clients or f["source"] not in clients:
             continue
         g = back[0]
         res = result("cycles", f, "cycles")

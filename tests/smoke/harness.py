@@ -250,6 +250,13 @@ class Lab(object):
             stop_process(self.mm2, 30)
             self.mm2 = None
 
+    def kill_mm2(self):
+        """kill -9 of MirrorMaker 2's process group: a crash, no offset flush on the way out."""
+        if self.mm2 is not None:
+            os.killpg(self.mm2.pid, signal.SIGKILL)
+            self.mm2.wait(30)
+            self.mm2 = None
+
     def wait_topic(self, cluster, topic, timeout):
         from kafka.admin import KafkaAdminClient
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap(cluster), client_id="harness")

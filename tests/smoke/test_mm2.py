@@ -13,9 +13,10 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
 import harness
-from jobtools import JARS_DIR, make_config, messages, run_job, spark_ready, statuses
+from jobtools import JARS_DIR, MM2_FLOWS as MM2_FLOWS_BOTH, make_config, messages, run_job, spark_ready, statuses
 
 ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"], "sync_group_offsets": True}]
+MM2_FLOWS_ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"]}]
 BOTH_WAYS = ONE_WAY + [{"source": "B", "target": "A", "topics": ["mm2-smoke.*"]}]
 EXPECTED = {"markers", "offsets", "new_topics", "partitions", "configs", "heartbeats"}
 
@@ -122,6 +123,70 @@ def test_reconcile_clean_then_extra_record_on_target(mm2, tmp_path):
             and "extra on target: target offset 100 key 'intruder'" in msg), msg
     bad = [p for p in doc["checks"][0]["details"]["partitions"] if not p["match"]]
     assert [p["partition"] for p in bad] == [1]
+
+
+def _end_total(bootstrap, topic, partitions=3):
+    cons = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        return sum(cons.end_offsets([TopicPartition(topic, p) for p in range(partitions)]).values())
+    finally:
+        cons.close()
+
+
+def test_crash_replay_counts_duplicates_not_losses(mm2, tmp_path):
+    """kill -9 of MM2 mid-stream: after the restart it replays what it had not committed. Reconcile
+    finds 0 missing and N duplicated; at-least-once reports them, duplicates=fail fails on them."""
+    topic = "mm2-smoke-crash"
+    mm2.stop_mm2()
+    # offsets never flushed before the crash: everything replicated so far is replayed
+    mm2.start_mm2(MM2_FLOWS_ONE_WAY, extra_globals={"offset.flush.interval.ms": 600000},
+                  wait_for=("B", "heartbeats"))
+    try:
+        _fill(mm2.bootstrap("A"), topic, 300)
+        _wait_mirrored(mm2, topic, 300)
+        assert _end_total(mm2.bootstrap("B"), "A." + topic) >= 300
+        mm2.kill_mm2()
+        _fill(mm2.bootstrap("A"), topic, 300)
+    finally:
+        mm2.start_mm2(MM2_FLOWS_BOTH, wait_for=("B", "heartbeats"))
+    _wait_mirrored(mm2, topic, 900)  # 600 records, the first 300 twice
+    cfg = make_config(mm2, tmp_path, ONE_WAY, checks={"reconcile": {"topics": [topic], "settle_s": 5}})
+    doc = run_job(cfg, tmp_path, mode="reconcile")
+    assert doc["verdict"] == "pass", messages(doc)
+    det = doc["checks"][0]["details"]
+    assert det["source_records"] == 600 and det["missing"] == 0 and det["extra"] == 0
+    assert det["duplicated"] == det["target_records"] - 600 >= 300, det
+    for part in det["partitions"]:
+        assert part["missing_count"] == 0 and part["duplicated_count"] >= 100, part
+        assert 0 < len(part["duplicated"]) <= 5  # samples from every partition, not one partition's fill
+    assert "duplicates reported, not a failure" in " ".join(doc["checks"][0]["notes"])
+    cfg = make_config(mm2, tmp_path, ONE_WAY, checks={"reconcile": {"topics": [topic], "settle_s": 5},
+                                                      "duplicates": "fail"}, name="strict.json")
+    doc = run_job(cfg, tmp_path, mode="reconcile")
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1
+    msg = " ".join(messages(doc, "reconcile"))
+    assert "partition 0: source 200 records, target" in msg and ": 0 missing, " in msg, msg
+
+
+def test_unreachable_cluster_is_one_error_naming_it(lab, tmp_path):
+    """One error per cluster that does not answer, naming alias, side and bootstrap list; the flows
+    on it do not run, and the run could not prove anything: exit 2."""
+    closed = "127.0.0.1:%d" % harness.free_ports(1)[0]
+    cfg_path = make_config(lab, tmp_path, BOTH_WAYS, checks={"timeouts": {"bootstrap": 3}})
+    cfg = json.loads(open(cfg_path).read())
+    cfg["clusters"]["B"]["bootstrap_servers"] = closed
+    for flow in cfg["flows"]:
+        for side in ("source", "target"):
+            if flow[side] == "B":
+                flow[side + "_bootstrap_servers"] = closed
+    open(cfg_path, "w").write(json.dumps(cfg))
+    t0 = time.time()
+    doc = run_job(cfg_path, tmp_path)
+    assert time.time() - t0 < 60
+    assert doc["verdict"] == "error" and doc["exit_code"] == 2
+    assert doc["errors"] == ["cluster B (target of A->B, source of B->A) unreachable at bootstrap servers %s within "
+                             "3.0s: KafkaTimeoutError: Unable to bootstrap from ['%s']" % (closed, closed)], doc["errors"]
+    assert doc["checks"] == []
 
 
 def test_group_never_committed_has_no_checkpoint(mm2, tmp_path):
