@@ -49,6 +49,9 @@ def write_inventory(lab, tmp_path, **extra):
         "mm2_smoke_install_dir": str(tmp_path / "install"),
         "mm2_smoke_report_dir": str(tmp_path / "reports"),
         "mm2_smoke_fetch_dir": str(tmp_path / "fetched"),
+        # on this machine the job runs as the test's own user (no system user is created here);
+        # Molecule checks the unprivileged user on real hosts
+        "mm2_smoke_user": "",
         "mm2_smoke_records": 40,
         "mm2_smoke_timeouts": {"markers": 60, "offsets": 60, "configs": 60, "new_topic": 45, "heartbeats": 30},
     }
@@ -89,13 +92,17 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
     assert [f["name"] for f in config["flows"]] == ["A->B", "B->A"]
     assert config["clusters"]["A"]["bootstrap_servers"] == running_mm2.bootstrap("A")
     assert config["checks"]["refresh_interval_s"] == 5
-    assert oct(os.stat(tmp_path / "install" / "mm2-smoke.json").st_mode & 0o777) == "0o600"
+    assert oct(os.stat(tmp_path / "install" / "mm2-smoke.json").st_mode & 0o777) == "0o640"
     (report,) = reports(tmp_path, "smoke")
     doc = json.loads(report.read_text())
     assert doc["verdict"] == "pass" and doc["exit_code"] == 0
     assert {c["flow"] for c in doc["checks"]} == {"A->B", "B->A"}
-    for kind in ("png", "html"):
+    assert doc["spark"]["master"] == "local[2]"  # smoke mode ran on Spark
+    for kind in ("png", "html", "xml"):
         assert report.with_suffix("." + kind).stat().st_size > 100
+    # the summary names the fetched copies, not paths on the smoke host
+    assert "report on the controller: %s" % (tmp_path / "fetched" / report.name) in proc.stdout
+    assert "report: %s" % (tmp_path / "reports") not in proc.stdout
 
     proc = play(inventory, "-e", "mm2_smoke_mode=reconcile")
     assert proc.returncode == 0, proc.stdout
@@ -112,6 +119,12 @@ def test_bad_input_is_refused_before_the_host_changes(running_mm2, tmp_path):
     # One message per fault, each naming its variable.
     assert "mm2_smoke_mode: audit is not smoke or reconcile" in proc.stdout
     assert "mm2_smoke_records: 0 is not a positive number" in proc.stdout
+    assert not (tmp_path / "install").exists()
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_jars_src=str(tmp_path), mm2_smoke_user="root")
+    proc = play(inventory)
+    assert proc.returncode != 0
+    assert "mm2_smoke_jars_src: %s has no spark-sql-kafka-0-10_*.jar" % tmp_path in proc.stdout
+    assert "mm2_smoke_user: the job runs unprivileged; root is refused" in proc.stdout
     assert not (tmp_path / "install").exists()
     # A bad flow is refused by the preflight play that smoke.yml starts with, before the smoke role.
     inventory = write_inventory(running_mm2, tmp_path, mirrormaker_flows=[{"source": "A", "target": "C"}])

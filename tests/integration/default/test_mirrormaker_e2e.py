@@ -145,3 +145,20 @@ def test_a_stopped_node_hands_its_tasks_over_within_the_rebalance_delay(host):
         assert moved < delay_s + 90
     finally:
         leave.run_expect([0], "systemctl start kafka-mirrormaker")
+
+
+def test_the_smoke_job_ran_on_spark_as_its_unprivileged_user(host):
+    """Converge ran playbooks/smoke.yml on this host: its reports were written by mm2-smoke, not
+    root, and say Spark computed the verdict."""
+    import json
+    user = host.user("mm2-smoke")
+    assert user.exists and user.shell == "/usr/sbin/nologin" and user.uid < 1000
+    reports = host.check_output("ls -1 /var/tmp/kafkaops-mm2-smoke/mm2-smoke-smoke-*.json").split()
+    assert reports
+    for path in reports:
+        assert host.file(path).user == "mm2-smoke"
+    doc = json.loads(host.file(reports[-1]).content_string)
+    assert doc["verdict"] == "pass", doc["checks"]
+    assert doc["spark"]["master"] == "local[2]" and doc["spark"]["version"] == "4.2.0"
+    assert host.file("/opt/kafkaops-mm2-smoke/mm2-smoke.json").mode == 0o640
+    assert host.file("/opt/kafkaops-mm2-smoke/mm2-smoke.json").group == "mm2-smoke"
