@@ -19,7 +19,7 @@ from .spark import spark_session
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="mm2_smoke", description="MirrorMaker 2 smoke checks and reconcile audit")
-    ap.add_argument("--config", required=True, help="JSON config file (smoke/README.md)")
+    ap.add_argument("--config", help="JSON config file (smoke/README.md)")
     ap.add_argument("--mode", choices=("smoke", "reconcile"), default="smoke")
     ap.add_argument("--master", default="local[2]", help="Spark master for reconcile (default local[2])")
     ap.add_argument("--jars-dir", default=os.environ.get("MM2_SMOKE_JARS_DIR"),
@@ -28,7 +28,47 @@ def parse_args(argv=None):
     ap.add_argument("--report-dir", default=".", help="where the JSON/PNG/HTML report goes (default .)")
     ap.add_argument("--run-id", default=None, help="overrides the config's run_id")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    return ap.parse_args(argv)
+    ap.add_argument("--write-zip", metavar="ZIP", help="write the package as spark-submit's --py-files zip "
+                                                      "(only when its content changed) and exit")
+    args = ap.parse_args(argv)
+    if not args.config and not args.write_zip:
+        ap.error("--config is required")
+    return args
+
+
+def write_zip(dest):
+    """The package (templates included) as a zip for --py-files; rewritten only when a member
+    changed, so a role re-run reports no change. Returns True when written."""
+    import io
+    import zipfile
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for root, dirs, files in os.walk(pkg):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".pyc"):
+                    continue
+                path = os.path.join(root, name)
+                # a fixed date: equal content gives equal bytes
+                info = zipfile.ZipInfo(os.path.join("mm2_smoke", os.path.relpath(path, pkg)), (2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                with open(path, "rb") as fh:
+                    zf.writestr(info, fh.read())
+    data = buf.getvalue()
+    try:
+        with open(dest, "rb") as fh:
+            if fh.read() == data:
+                return False
+    except FileNotFoundError:
+        pass
+    tmp = dest + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, dest)
+    return True
 
 
 def default_jars_dir():
@@ -86,6 +126,9 @@ def run(args, progress=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.write_zip:
+        print("%s %s" % (args.write_zip, "written" if write_zip(args.write_zip) else "unchanged"))
+        return 0
     doc = run(args)
     print(report.summary_text(doc))
     files = doc.get("files") or {}

@@ -167,3 +167,17 @@ def test_reconcile_picture_marks_the_partition_that_differs():
     checks[0]["details"]["partitions"] = [parts[0]]
     pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r3"}, checks, []))
     assert bytes(report.COLORS["pass"]) in pixels and bytes(report.COLORS["fail"]) not in pixels
+
+
+def test_py_files_zip_is_the_package_and_rewritten_only_on_change(tmp_path):
+    import zipfile
+    from mm2_smoke import cli
+    dest = str(tmp_path / "mm2_smoke.zip")
+    assert cli.write_zip(dest) is True
+    assert cli.write_zip(dest) is False  # same content: the role reports no change
+    names = zipfile.ZipFile(dest).namelist()
+    assert "mm2_smoke/__main__.py" in names and "mm2_smoke/markers.py" in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    with open(dest, "ab") as fh:
+        fh.write(b"x")
+    assert cli.write_zip(dest) is True
