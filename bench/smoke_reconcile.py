@@ -11,8 +11,13 @@ One run on two local single-node brokers (A, B) from the lab archive and real Mi
 3. reconcile - smoke/mm2_smoke --mode reconcile (Spark's Kafka source, local[2] by default, one task
                per partition, counts + order-insensitive SHA-256 digest per partition), timed as the
                job's reconcile check (Spark session already up) and as the whole job;
-4. smoke     - MM2 started again, the smoke job's full check set on a topic created before MM2
-               started; verdict time minus the replication delay actually present (max marker latency).
+4. where the reconcile time goes - in the job's Spark session: the Kafka source alone (both
+               topics read, rows counted), plus the record hash (the digest's SQL, summed), against
+               the whole check (hash, per-partition sums, Python driver);
+5. smoke     - MM2 started again, the smoke job (`python -m mm2_smoke`, a fresh process, so the Spark
+               JVM start is in the time) with its full check set on a topic created before MM2
+               started; verdict time minus the replication delay actually present (max marker latency),
+               and when the Spark session was up.
 
 Prints ratios (reconcile / raw read) from this one run and writes bench/results/smoke_reconcile-<date>.json.
 
@@ -95,6 +100,47 @@ def parallel_read(func, pairs, partitions, expected):
     for th in threads:
         th.join()
     return time.time() - t0, out
+
+
+def breakdown(master, a_bs, b_bs, partitions):
+    """Seconds of the Kafka source alone and with the record hash, in the session the job used."""
+    from mm2_smoke import digest
+    from mm2_smoke.spark import read_range
+    from pyspark.sql import SparkSession
+    spark = SparkSession.getActiveSession() or SparkSession.builder.master(master).getOrCreate()
+    from kafka.admin import KafkaAdminClient
+    out = {}
+    frames = []
+    for bs, topic in ((a_bs, TOPIC), (b_bs, "A." + TOPIC)):
+        adm = KafkaAdminClient(bootstrap_servers=bs)
+        from mm2_smoke import kafka_util as ku
+        ends = ku.end_offsets(adm, topic, partitions)
+        adm.close()
+        frames.append(read_range(spark, bs, {}, topic, {p: (0, ends[p]) for p in range(partitions)}))
+    both = frames[0].unionByName(frames[1])
+    t0 = time.time()
+    both.groupBy("partition").count().collect()
+    out["kafka_source_count_s"] = round(time.time() - t0, 2)
+    t0 = time.time()
+    (both.selectExpr(digest.SPARK_RECORD_HASH + " AS record_hash")
+     .selectExpr(digest.SPARK_HASH_LOW + " AS lo").groupBy().sum("lo").collect())
+    out["kafka_source_and_hash_s"] = round(time.time() - t0, 2)
+    return out
+
+
+def smoke_subprocess(cfg, report_dir, master):
+    """The smoke job as the role runs it in local mode: a new process, Spark's JVM started by it."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "smoke"))
+    t0 = time.time()
+    proc = subprocess.run([sys.executable, "-m", "mm2_smoke", "--config", cfg, "--master", master, "--report-dir",
+                           report_dir, "--quiet"], capture_output=True, text=True, env=env, timeout=600, check=False)
+    wall = time.time() - t0
+    paths = [line.split("report: ", 1)[1].split(", ")[0] for line in proc.stdout.splitlines()
+             if line.startswith("report: ")]
+    if not paths:
+        raise RuntimeError("smoke job wrote no report: %s %s" % (proc.stdout, proc.stderr[-2000:]))
+    with open(paths[0]) as fh:
+        return json.load(fh), wall
 
 
 def job_config(lab, path, flows, checks):
@@ -197,6 +243,8 @@ def bench(args, lab):
                                    "--report-dir", tmp, "--quiet"]))
     rec2_s = [c for c in doc2["checks"] if c["check"] == "reconcile"][0]["duration_s"]
     log("reconcile: job %.1fs (check %.1fs), warm check %.1fs" % (rec_job_s, rec_s, rec2_s))
+    where = breakdown(args.master, a_bs, b_bs, args.partitions)
+    log("where the time goes (warm session): %s" % where)
 
     # smoke verdict time vs replication delay (MM2 running again, mm2-smoke created before it started)
     lab.start_mm2(flows)
@@ -204,7 +252,7 @@ def bench(args, lab):
     smoke_cfg = job_config(lab, os.path.join(tmp, "smoke.json"), flows, {
         "topics": ["mm2-smoke"], "records": 100, "refresh_interval_s": 5,
         "timeouts": {"markers": 120, "offsets": 120, "configs": 120, "new_topic": 60, "heartbeats": 60}})
-    sdoc = cli.run(cli.parse_args(["--config", smoke_cfg, "--report-dir", tmp, "--quiet"]))
+    sdoc, smoke_wall = smoke_subprocess(smoke_cfg, tmp, args.master)
     lab.stop_mm2()
     markers = [c for c in sdoc["checks"] if c["check"] == "markers"][0]
     lat = sdoc["latency_ms"]
@@ -222,8 +270,11 @@ def bench(args, lab):
              "  reconcile check, first in a new Spark session      : %7.2fs  = %.2fx raw read" % (rec_s, ratio),
              "  reconcile check, second run (JVM warm)            : %7.2fs  = %.2fx raw read" % (rec2_s, ratio_warm),
              "  reconcile job wall time (first run, Spark start)  : %7.2fs" % rec_job_s,
-             "  smoke verdict %s in %.1fs; replication delay present: marker latency p50 %s ms, max %s ms"
-             % (sdoc["verdict"], sdoc["duration_s"], lat["p50"], lat["max"]),
+             "  reconcile time, warm session: Kafka source alone %.2fs, + record hash %.2fs, whole check %.2fs"
+             % (where["kafka_source_count_s"], where["kafka_source_and_hash_s"], rec2_s),
+             "  smoke verdict %s in %.1fs (process wall %.1fs, Spark JVM start included); replication delay present:"
+             " marker latency p50 %s ms, max %s ms" % (sdoc["verdict"], sdoc["duration_s"], smoke_wall, lat["p50"],
+                                                      lat["max"]),
              "  smoke verdict time minus replication delay (max)   : %7.2fs  (markers check %.1fs, new topic "
              "%.1fs with refresh.topics.interval 5s, configs %.1fs)" % (
                  sdoc["duration_s"] - lat["max"] / 1000.0, markers["duration_s"], by_check.get("new_topics", 0),
@@ -241,7 +292,9 @@ def bench(args, lab):
         "reconcile_check_s": rec_s, "reconcile_check_warm_s": rec2_s, "reconcile_job_s": round(rec_job_s, 2),
         "ratio_reconcile_to_raw": round(ratio, 3), "ratio_reconcile_warm_to_raw": round(ratio_warm, 3),
         "reconcile_partitions": rec[0]["details"]["partitions"],
-        "smoke": {"verdict": sdoc["verdict"], "duration_s": sdoc["duration_s"], "latency_ms": lat,
+        "reconcile_time_warm": dict(where, whole_check_s=rec2_s),
+        "smoke": {"verdict": sdoc["verdict"], "duration_s": sdoc["duration_s"], "process_wall_s": round(smoke_wall, 2),
+                  "spark": repo_relative(sdoc.get("spark")), "latency_ms": lat,
                   "check_seconds": by_check,
                   "verdict_minus_replication_delay_s": round(sdoc["duration_s"] - lat["max"] / 1000.0, 2)},
         "elapsed_s": round(time.time() - t_begin, 1),

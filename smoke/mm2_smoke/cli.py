@@ -129,6 +129,16 @@ def main(argv=None):
     if args.write_zip:
         print("%s %s" % (args.write_zip, "written" if write_zip(args.write_zip) else "unchanged"))
         return 0
+    try:
+        return report_and_exit(args)
+    except Exception as exc:  # noqa: BLE001 - exit 1 means "replication failed", never "the job broke"
+        import traceback
+        traceback.print_exc()
+        print("mm2-smoke %s: ERROR, the job could not run: %s: %s" % (args.mode, type(exc).__name__, exc))
+        return EXIT_ERROR
+
+
+def report_and_exit(args):
     doc = run(args)
     print(report.summary_text(doc))
     files = doc.get("files") or {}

@@ -181,3 +181,28 @@ def test_py_files_zip_is_the_package_and_rewritten_only_on_change(tmp_path):
     with open(dest, "ab") as fh:
         fh.write(b"x")
     assert cli.write_zip(dest) is True
+
+
+def test_a_crash_anywhere_exits_2_never_1(tmp_path, monkeypatch, capsys):
+    """Exit 1 means replication failed; a job that broke (report writing included) exits 2."""
+    from mm2_smoke import cli
+    from mm2_smoke import smoke as smokemod
+    failed = {"check": "markers", "flow": "A->B", "topic": "t", "status": "fail", "messages": ["1 missing"],
+              "details": {}, "duration_s": 1}
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"version": 1, "clusters": {"A": {"bootstrap_servers": "h:1"},
+                                                          "B": {"bootstrap_servers": "h:2"}},
+                               "flows": [{"name": "A->B", "source": "A", "target": "B", "remote_topic_prefix": "A.",
+                                          "refresh_topics_interval_s": 5}]}))
+    monkeypatch.setattr(cli, "spark_session", lambda *a, **k: None)
+    monkeypatch.setattr(smokemod, "run_smoke", lambda cfg, progress, spark: {"checks": [dict(failed)],
+                                                                              "latencies_ms": {}})
+    argv = ["--config", str(cfg), "--report-dir", str(tmp_path / "r"), "--quiet"]
+    assert cli.main(argv) == 1  # the replication failure itself
+    monkeypatch.setattr(report, "write", lambda doc, d: (_ for _ in ()).throw(OSError("disk full")))
+    doc = cli.run(cli.parse_args(argv))
+    assert doc["exit_code"] == 2 and "OSError: disk full" in doc["errors"][-1]
+    assert cli.main(argv) == 2
+    monkeypatch.setattr(report, "build", lambda *a: 1 / 0)
+    assert cli.main(argv) == 2
+    assert "ERROR, the job could not run: ZeroDivisionError" in capsys.readouterr().out
