@@ -29,9 +29,16 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
     return spark
 
 
+# Spark's Kafka source reads a fixed range to its end: fetches far larger than the Java client's
+# 1 MB per partition cut its round trips (bench/smoke_reconcile: about 40% less read time on
+# 1 KB records). The cluster's own client properties override them.
+READ_DEFAULTS = {"max.partition.fetch.bytes": "52428800", "fetch.max.bytes": "104857600",
+                 "max.poll.records": "10000", "receive.buffer.bytes": "4194304"}
+
+
 def kafka_options(bootstrap, props):
     opts = {"kafka.bootstrap.servers": bootstrap}
-    for key, value in (props or {}).items():
+    for key, value in dict(READ_DEFAULTS, **(props or {})).items():
         opts["kafka." + key] = str(value)
     return opts
 
