@@ -43,6 +43,12 @@ def test_clean_one_way_flow_passes_every_check_cli(mm2, tmp_path):
     offsets = [c for c in doc["checks"] if c["check"] == "offsets"][0]
     assert set(offsets["details"]["target_group"]) == {"0", "1", "2"}  # sync.group.offsets.enabled
     assert doc["latency_ms"]["count"] == 60 and doc["latency_ms"]["p95"] is not None
+    # the session's first run: mm2-smoke is new to MM2, whose discovery is timed apart from latency
+    assert [(d["flow"], d["topic"], d["remote_topic"]) for d in doc["discovery"]] == [
+        ("A->B", "mm2-smoke", "A.mm2-smoke")]
+    assert doc["discovery"][0]["seconds"] > 0 and markers["details"]["discovery_s"] == doc["discovery"][0]["seconds"]
+    # Spark computed the verdict, in the job's own process
+    assert doc["spark"]["master"] == "local[2]"
     for kind in ("png", "html"):
         assert os.path.getsize(doc["files"][kind]) > 100
     assert open(doc["files"]["png"], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
