@@ -22,24 +22,26 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# Wheels the lab hosts install the smoke job's client from (they reach no package index).
-wheels=$(grep -E '^(kafka-python|lz4|zstandard)==' requirements/smoke.txt)
-if [ "$(cat .cache/wheels/.pins 2>/dev/null)" != "$wheels" ]; then
-  rm -rf .cache/wheels
+# Wheels the lab hosts install the smoke job from (they reach no package index): the role's own
+# mm2_smoke_pip_packages and their dependencies, at requirements/smoke.txt's versions. PyPI serves
+# pyspark as an sdist only, so its wheel is built here once (pip's cache keeps it).
+host_pins=$(.venv/bin/python -c 'import sys, yaml; print(" ".join(yaml.safe_load(open(sys.argv[1]))["mm2_smoke_pip_packages"]))' \
+  roles/mm2_smoke/defaults/main.yml)
+host_stamp="$host_pins $(sha256sum requirements/smoke.txt | cut -d' ' -f1)"
+if [ "$(cat .cache/wheels-spark/.pins 2>/dev/null)" != "$host_stamp" ]; then
+  rm -rf .cache/wheels .cache/wheels-spark && mkdir -p .cache/wheels-spark
   # shellcheck disable=SC2086 # one pin per word
-  .venv/bin/pip download --quiet --no-deps --only-binary=:all: -d .cache/wheels $wheels
-  echo "$wheels" > .cache/wheels/.pins
+  .venv/bin/pip wheel --quiet -c requirements/smoke.txt -w .cache/wheels-spark $host_pins
+  echo "$host_stamp" > .cache/wheels-spark/.pins
 fi
 
-# The same plus pyspark for lab hosts that run reconcile (molecule/kraft). PyPI serves pyspark as
-# an sdist only, so its wheel is built here once (pip's cache keeps it).
-spark_pins=$(grep -E '^(pyspark|py4j)==' requirements/smoke.txt)
-if [ "$(cat .cache/wheels-spark/.pins 2>/dev/null)" != "$spark_pins$wheels" ]; then
-  rm -rf .cache/wheels-spark && mkdir -p .cache/wheels-spark
-  # shellcheck disable=SC2086 # one pin per word
-  .venv/bin/pip wheel --quiet --no-deps -w .cache/wheels-spark $spark_pins
-  cp .cache/wheels/*.whl .cache/wheels-spark/
-  echo "$spark_pins$wheels" > .cache/wheels-spark/.pins
+# Jenkins' JUnit schema, which the smoke tests validate the job's JUnit XML against: pytest's
+# source distribution carries it (pytest validates its own JUnit XML with it).
+if [ ! -s .cache/junit/junit-10.xsd ]; then
+  rm -rf .cache/junit && mkdir -p .cache/junit
+  pytest_pin=$(grep -E '^pytest==' requirements/dev.txt)
+  .venv/bin/pip download --quiet --no-deps --no-binary :all: -d .cache/junit "$pytest_pin"
+  tar -xzf .cache/junit/pytest-*.tar.gz -C .cache/junit --strip-components=3 --wildcards '*/testing/example_scripts/junit-10.xsd'
 fi
 
 # The repository is the collection; Ansible finds it by FQCN through this link.

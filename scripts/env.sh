@@ -5,9 +5,8 @@ export PATH="$repo/.venv/bin:$PATH"
 export CONTAINERS_CONF="$repo/lab/containers.conf"
 export ANSIBLE_CONFIG="$repo/ansible.cfg"
 export ANSIBLE_FORCE_COLOR="${ANSIBLE_FORCE_COLOR:-0}"
-# Wheels the lab hosts install the smoke job's kafka-python from (scripts/bootstrap.sh).
-export KAFKAOPS_LAB_WHEELS="${KAFKAOPS_LAB_WHEELS:-$repo/.cache/wheels}"
-# ... and pyspark with Spark's Kafka source, for lab hosts that run reconcile (molecule/kraft).
+# Wheels (scripts/bootstrap.sh) and Spark's Kafka source jars (lab/spark/fetch.sh) the lab hosts
+# install the smoke job from: they reach no package index.
 export KAFKAOPS_LAB_SPARK_WHEELS="${KAFKAOPS_LAB_SPARK_WHEELS:-$repo/.cache/wheels-spark}"
 export KAFKAOPS_LAB_SPARK_JARS="${KAFKAOPS_LAB_SPARK_JARS:-$repo/.cache/spark-jars}"
 # The lab's Kafka archive unless the caller points at another (e.g. an Apache release).
