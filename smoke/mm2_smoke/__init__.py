@@ -5,7 +5,9 @@ Run with ``python -m mm2_smoke --config FILE`` (``smoke/`` on PYTHONPATH) or
 """
 
 __version__ = "0.1.0"
-REPORT_VERSION = 1
+# 2: latency per flow (latency_ms_by_flow), summary counts, verdict_reason, a run of skips is an
+# error, the JUnit XML file.
+REPORT_VERSION = 2
 EXIT_PASS = 0
 EXIT_FAIL = 1
 EXIT_ERROR = 2

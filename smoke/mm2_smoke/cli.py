@@ -21,7 +21,9 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="mm2_smoke", description="MirrorMaker 2 smoke checks and reconcile audit")
     ap.add_argument("--config", help="JSON config file (smoke/README.md)")
     ap.add_argument("--mode", choices=("smoke", "reconcile"), default="smoke")
-    ap.add_argument("--master", default="local[2]", help="Spark master for reconcile (default local[2])")
+    ap.add_argument("--master", default=None,
+                    help="Spark master of both modes (default: spark-submit's --master when spark-submit "
+                         "started the job, else local[2])")
     ap.add_argument("--jars-dir", default=os.environ.get("MM2_SMOKE_JARS_DIR"),
                     help="directory of spark-sql-kafka-0-10 and its dependencies (default .cache/spark-jars "
                          "of the repository, or $MM2_SMOKE_JARS_DIR)")
@@ -87,6 +89,7 @@ def run(args, progress=None):
     try:
         cfg = cfgmod.load(args.config, args.run_id)
         meta["run_id"] = cfg["run_id"]
+        meta["checks_configured"] = list(cfg["checks"]["enabled"]) if args.mode == "smoke" else ["reconcile"]
         meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
         jars_dir = args.jars_dir or default_jars_dir()
@@ -114,12 +117,12 @@ def run(args, progress=None):
     meta["duration_s"] = round(time.time() - t0, 2)
     doc = report.build(meta, checks, latencies)
     if meta["errors"]:
-        doc["verdict"], doc["exit_code"] = "error", EXIT_ERROR
+        report.could_not_run(doc)
     try:
         report.write(doc, args.report_dir)
     except Exception as exc:  # noqa: BLE001 - a report that cannot be written is a job that could not run
         doc["errors"].append("writing the report to %s: %s: %s" % (args.report_dir, type(exc).__name__, exc))
-        doc["verdict"], doc["exit_code"] = "error", EXIT_ERROR
+        report.could_not_run(doc)
         doc.setdefault("files", {})
     return doc
 

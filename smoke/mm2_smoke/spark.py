@@ -9,7 +9,19 @@ class SparkUnavailable(RuntimeError):
     pass
 
 
+# python -m mm2_smoke runs Spark inside its own process unless told otherwise.
+LOCAL_MASTER = "local[2]"
+
+
+def submitted():
+    """True when spark-submit started this Python. Its JVM came first, with spark-submit's
+    --master and --driver-memory: a master set here would silently replace the cluster by a local
+    run, and the driver's heap is fixed already. pyspark itself joins that JVM on this variable."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
 def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
+    """The job's session; ``master`` None means spark-submit's --master, else LOCAL_MASTER."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:
@@ -18,15 +30,43 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
     if not any(os.path.basename(j).startswith("spark-sql-kafka-0-10") for j in jars):
         raise SparkUnavailable("no spark-sql-kafka-0-10 jar in %s (run: bash lab/spark/fetch.sh, or --jars-dir)"
                                % jars_dir)
-    builder = (SparkSession.builder.master(master).appName(app)
-               .config("spark.jars", ",".join(jars))
+    if master is None and not submitted():
+        master = LOCAL_MASTER
+    builder = SparkSession.builder.appName(app)
+    if master is not None:
+        builder = builder.master(master)
+    if not submitted():
+        builder = builder.config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g"))
+    builder = (builder.config("spark.jars", ",".join(jars))
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "8")
-               .config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g")))
-    spark = builder.getOrCreate()
+               .config("spark.sql.shuffle.partitions", "8"))
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # noqa: BLE001 - Py4J and Spark raise many kinds; all mean no session
+        raise SparkUnavailable("Spark master %s: no Spark session: %s" % (master or _submitted_master(), _cause(exc)))
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def _submitted_master():
+    try:
+        from pyspark import SparkConf
+        return SparkConf().get("spark.master", "(none given to spark-submit)")
+    except Exception:  # noqa: BLE001 - the message is being built for an error already
+        return "(spark-submit's --master)"
+
+
+def _cause(exc):
+    """The Java exception's own line, not Py4J's 'An error occurred while calling ...' and its trace."""
+    text = "%s: %s" % (type(exc).__name__, exc)
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            text = str(java.toString())
+        except Exception:  # noqa: BLE001 - the gateway may be gone with the failed context
+            pass
+    return (text.strip().splitlines() or [""])[0]
 
 
 # Spark's Kafka source reads a fixed range to its end: fetches far larger than the Java client's

@@ -23,12 +23,13 @@ def summary(values):
 
 
 def histogram(values, bins=20):
-    """Equal-width bins over [0, max]: {"edges": [...], "counts": [...]} (edges has bins+1 items)."""
+    """Equal-width bins over [min, max]: {"edges": [...], "counts": [...]} (edges has bins+1 items).
+    Starting at the smallest value keeps the bins where the latencies are, not below them."""
     if not values:
         return {"edges": [], "counts": []}
-    top = max(values)
-    width = max(1, int(math.ceil((top + 1) / float(bins))))
+    low, top = min(values), max(values)
+    width = max(1, int(math.ceil((top - low + 1) / float(bins))))
     counts = [0] * bins
     for val in values:
-        counts[min(int(max(val, 0) // width), bins - 1)] += 1
-    return {"edges": [i * width for i in range(bins + 1)], "counts": counts}
+        counts[min(int((val - low) // width), bins - 1)] += 1
+    return {"edges": [low + i * width for i in range(bins + 1)], "counts": counts}

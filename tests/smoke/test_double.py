@@ -14,12 +14,15 @@ PARTITIONS = 2
 RECORDS = 30
 
 
-def run_with_double(lab, tmp_path, name, timeout=8, **faults):
+def run_with_double(lab, tmp_path, name, timeout=8, duplicates="auto", **faults):
     topic = "dbl-" + name
     flows = [{"source": "A", "target": "B", "topics": ["dbl-.*"]}]
+    # the double creates the remote topic before it copies (but for misname): MM2's discovery wait
+    # (new_topic) matters only when it is missing
     cfg = make_config(lab, tmp_path, flows, checks={
         "topics": [topic], "records": RECORDS, "partitions": PARTITIONS, "enabled": ["markers"],
-        "timeouts": {"markers": timeout}})
+        "timeouts": {"markers": timeout, "new_topic": timeout}, "duplicates": duplicates},
+        name="config-%s-%s.json" % (name, duplicates))
     double = CopierDouble(lab.bootstrap("A"), lab.bootstrap("B"), topic, "A." + topic, PARTITIONS, **faults)
     double.start()
     try:
@@ -59,9 +62,16 @@ def test_double_reorder(lab, tmp_path):
 
 
 def test_double_duplicate(lab, tmp_path):
+    dup = "1 markers duplicated: seq 5 seen 2 times (target partition 1 offset 2, partition 1 offset 3)"
+    # at-least-once (the flow has no exactly-once): reported, not a failure
     doc = run_with_double(lab, tmp_path, "duplicate", duplicate={5})
-    msg = " ".join(messages(doc, "markers"))
-    assert "1 markers duplicated: seq 5 seen 2 times (target partition 1 offsets 2/3)" in msg, msg
+    assert doc["verdict"] == "pass", messages(doc)
+    notes = " ".join(doc["checks"][0].get("notes", []))
+    assert dup in notes and "(reported, not a failure: at-least-once delivery)" in notes, notes
+    # duplicates=fail (as exactly-once flows have under auto): the same copy fails the check
+    doc = run_with_double(lab, tmp_path, "duplicate-fail", duplicates="fail", duplicate={5})
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1
+    assert dup in " ".join(messages(doc, "markers")), messages(doc)
 
 
 def test_double_misname(lab, tmp_path):

@@ -1,12 +1,16 @@
 """Unit tests of the smoke job's pure functions (no Kafka, no Spark)."""
 
 import json
+import os
 import struct
+import xml.etree.ElementTree as ET
 
 import pytest
 
-from mm2_smoke import config, digest, formats, kafka_util, png, report, stats
+from mm2_smoke import config, digest, formats, junit, kafka_util, picture, report, stats
 from mm2_smoke.smoke import first_diff
+
+from jobtools import hex_rgb, parse_html, png_panels, validate_junit
 
 
 def test_checkpoint_decode_hand_made_bytes():
@@ -64,19 +68,6 @@ def test_percentiles_and_histogram():
     assert hist == {"edges": [0, 10, 20], "counts": [3, 2]}
 
 
-def test_png_writer_round_trip():
-    cv = png.Canvas(20, 10)
-    cv.rect(2, 2, 4, 3, (255, 0, 0))
-    cv.text(8, 2, "A1", scale=1)
-    data = cv.png()
-    width, height, rows = png.read_png(data)
-    assert (width, height) == (20, 10)
-    assert rows[2][3 * 2:3 * 2 + 3] == b"\xff\x00\x00" and rows[0][:3] == b"\xff\xff\xff"
-    assert rows[2][3 * 9:3 * 9 + 3] == b"\x00\x00\x00"  # the top of 'A' (0b010)
-    with pytest.raises(ValueError, match="CRC"):
-        png.read_png(data[:30] + bytes([data[30] ^ 1]) + data[31:])
-
-
 def test_remote_topic_names_and_filter():
     flow = {"name": "A->B", "source": "A", "remote_topic_prefix": "A.", "topics_regex": "orders.*",
             "topics_exclude_regex": r".*[\-\.]internal"}
@@ -131,42 +122,104 @@ def test_java_client_properties_to_kafka_python():
 def test_first_diff_and_verdict():
     assert first_diff(b"abc", b"abc") is None and first_diff(b"abc", b"abd") == 2
     assert first_diff(b"ab", b"abc") == 2
-    assert report.verdict([{"status": "pass"}, {"status": "skip"}]) == ("pass", 0)
-    assert report.verdict([{"status": "pass"}, {"status": "fail"}, {"status": "error"}]) == ("fail", 1)
-    assert report.verdict([{"status": "error"}]) == ("error", 2) and report.verdict([]) == ("error", 2)
+    assert report.verdict([{"status": "pass"}, {"status": "skip"}])[:2] == ("pass", 0)
+    assert report.verdict([{"status": "pass"}, {"status": "fail"}, {"status": "error"}])[:2] == ("fail", 1)
+    assert report.verdict([{"status": "error"}])[:2] == ("error", 2) and report.verdict([])[:2] == ("error", 2)
+    # a run whose checks were all skipped proved nothing
+    name, code, why = report.verdict([{"status": "skip"}, {"status": "skip"}])
+    assert (name, code) == ("error", 2) and "every check was skipped (2)" in why
+
+
+FAILED_MARKERS = {"check": "markers", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
+                  "messages": ["flow A->B topic t -> A.t: 1 of 2 markers missing"], "details": {}, "duration_s": 1}
 
 
 def test_report_files(tmp_path):
-    checks = [{"check": "markers", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
-               "messages": ["flow A->B topic t -> A.t: 1 of 2 markers missing"], "details": {}, "duration_s": 1}]
-    doc = report.build({"mode": "smoke", "run_id": "r1", "duration_s": 1.0}, checks, [10, 20, 30])
+    checks = [dict(FAILED_MARKERS),
+              {"check": "heartbeats", "flow": "B->A", "topic": "heartbeats", "status": "pass", "messages": [],
+               "details": {}, "duration_s": 2.5},
+              {"check": "cycles", "flow": "A->B", "topic": "cycles", "status": "skip",
+               "messages": ["cycles cannot be told <apart>"], "details": {}, "duration_s": 0}]
+    meta = {"mode": "smoke", "run_id": "r1", "duration_s": 1.0, "started": "2026-11-24T10:00:00+00:00",
+            "checks_configured": ["markers", "heartbeats", "cycles"],
+            "discovery": [{"flow": "A->B", "topic": "t", "remote_topic": "A.t", "seconds": 7.5}]}
+    doc = report.build(meta, checks, {"A->B": [10, 20, 30], "B->A": [200, 400]})
     files = report.write(doc, str(tmp_path))
+    assert sorted(os.path.basename(f) for f in files.values()) == [
+        "mm2-smoke-smoke-r1.html", "mm2-smoke-smoke-r1.json", "mm2-smoke-smoke-r1.png", "mm2-smoke-smoke-r1.xml"]
     back = json.loads(open(files["json"]).read())
-    assert back["report_version"] == 1 and back["verdict"] == "fail" and back["latency_ms"]["p50"] == 20
-    assert back["topics"] == [{"flow": "A->B", "topic": "t", "remote_topic": "A.t", "checks": {"markers": "fail"},
-                               "status": "fail"}]
-    page = open(files["html"]).read()
-    assert "1 of 2 markers missing" in page and "mm2-smoke-smoke-r1.png" in page
-    assert png.read_png(open(files["png"], "rb").read())[0] == 760
-    assert "FAIL   markers    A->B     t -> A.t" in report.summary_text(doc)
+    assert back["report_version"] == 2 and back["verdict"] == "fail" and back["exit_code"] == 1
+    assert back["latency_ms"]["p50"] == 30 and back["latency_ms"]["count"] == 5
+    assert back["latency_ms_by_flow"]["A->B"]["p50"] == 20 and back["latency_ms_by_flow"]["B->A"]["max"] == 400
+    assert back["summary"] == {"configured": ["markers", "heartbeats", "cycles"], "results": 3, "pass": 1,
+                               "skip": 1, "fail": 1, "error": 0}
+    assert back["topics"][0] == {"flow": "A->B", "topic": "t", "remote_topic": "A.t",
+                                 "checks": {"markers": "fail"}, "status": "fail"}
+    # the PNG decodes; one latency panel per flow and the check table; the failed check's red is drawn
+    width, height, colours, description = png_panels(files["png"])
+    assert width == 1100 and height > 600
+    assert description == "panels: latency A->B; latency B->A; checks"
+    assert {hex_rgb(picture.COLORS["fail"]), hex_rgb(picture.COLORS["pass"]),
+            hex_rgb(picture.SOURCE_COLOR)} <= colours
+    fig, names = picture.figure(back)
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert titles[0] == "A->B: replication latency of 3 markers" and titles[-1] == "checks: 3"
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["p50 20 ms", "p95 30 ms", "max 30 ms"]
+    # the HTML parses, escapes what the checks say, and links its siblings
+    page = parse_html(open(files["html"]).read())
+    assert ("img", {"src": "mm2-smoke-smoke-r1.png",
+                    "alt": "latency per flow or records per partition, and the status of every check"}) in page.seen
+    html_text = open(files["html"]).read()
+    assert "1 of 2 markers missing" in html_text and "cycles cannot be told &lt;apart&gt;" in html_text
+    assert 'href="mm2-smoke-smoke-r1.xml"' in html_text and "7.5" in html_text
+    # JUnit XML: valid for Jenkins' schema, one case per check, statuses as JUnit's elements
+    validate_junit(files["junit"])
+    suite = ET.parse(files["junit"]).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("3", "1", "0", "1")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert cases["markers t -> A.t"].find("failure").get("message") == FAILED_MARKERS["messages"][0]
+    assert cases["heartbeats heartbeats"].find("failure") is None and cases["cycles cycles"].find("skipped") is not None
+    text = report.summary_text(back)
+    assert "FAIL   markers    A->B     t -> A.t" in text
+    assert "3 checks configured (markers, heartbeats, cycles), 3 results: 1 pass, 1 skip, 1 fail" in text
+    assert "latency B->A (produce -> readable on target), ms: p50 200, p95 400, max 400 over 2 records" in text
+    assert "discovery A->B: MM2 found new topic t and delivered its first record as A.t in 7.5s" in text
 
 
-def _chart_pixels(doc):
-    """Colours inside the chart box of the picture (y 41..239: below the title, above the status rows)."""
-    _w, _h, rows = png.read_png(report.picture(doc))
-    return {bytes(row[i:i + 3]) for row in rows[41:240] for i in range(0, len(row), 3)}
+def test_a_job_that_could_not_check_is_a_junit_error_and_a_chart_free_picture(tmp_path):
+    meta = {"mode": "smoke", "run_id": "r9", "duration_s": 31.0, "checks_configured": ["markers"],
+            "errors": ["cluster B (target of A->B) unreachable at bootstrap servers h:9 within 30s: timeout"]}
+    doc = report.build(meta, [], {})
+    doc["verdict"], doc["exit_code"] = "error", 2
+    files = report.write(doc, str(tmp_path))
+    validate_junit(files["junit"])
+    suite = ET.parse(files["junit"]).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("errors")) == ("1", "1")
+    assert "unreachable at bootstrap servers h:9" in suite.find("testcase/error").get("message")
+    assert png_panels(files["png"])[3] == "panels: no chart; checks"
+    assert "unreachable at bootstrap servers h:9" in open(files["html"]).read()
+    assert "0 checks configured" not in report.summary_text(doc) and "1 check configured (markers)" in \
+        report.summary_text(doc)
 
 
-def test_reconcile_picture_marks_the_partition_that_differs():
+def test_reconcile_picture_marks_the_partition_that_differs(tmp_path):
     parts = [{"partition": 0, "source_count": 10, "target_count": 10, "match": True},
              {"partition": 1, "source_count": 10, "target_count": 9, "match": False}]
     checks = [{"check": "reconcile", "flow": "A->B", "topic": "t", "remote_topic": "A.t", "status": "fail",
                "messages": ["partition 1 differs"], "details": {"partitions": parts}, "duration_s": 1}]
-    pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r2"}, checks, []))
-    assert {bytes(report.BLUE), bytes(report.COLORS["pass"]), bytes(report.COLORS["fail"])} <= pixels
-    checks[0]["details"]["partitions"] = [parts[0]]
-    pixels = _chart_pixels(report.build({"mode": "reconcile", "run_id": "r3"}, checks, []))
-    assert bytes(report.COLORS["pass"]) in pixels and bytes(report.COLORS["fail"]) not in pixels
+    red, green = hex_rgb(picture.COLORS["fail"]), hex_rgb(picture.COLORS["pass"])
+    doc = report.build({"mode": "reconcile", "run_id": "r2"}, checks, {})
+    report.write(doc, str(tmp_path / "one"))
+    _w, _h, colours, description = png_panels(doc["files"]["png"])
+    assert description == "panels: records per partition A->B t; checks"
+    assert {hex_rgb(picture.SOURCE_COLOR), green, red} <= colours
+    # every partition matches: no red bar, and a passing status cell is green, not red
+    checks[0].update(status="pass", messages=[], details={"partitions": [parts[0]]})
+    doc = report.build({"mode": "reconcile", "run_id": "r3"}, checks, {})
+    report.write(doc, str(tmp_path / "two"))
+    _w, _h, colours, _d = png_panels(doc["files"]["png"])
+    assert green in colours and red not in colours
+    assert junit.case_name(checks[0]) == "reconcile t -> A.t"
 
 
 def test_py_files_zip_is_the_package_and_rewritten_only_on_change(tmp_path):

@@ -1,0 +1,130 @@
+"""The report's PNG, drawn with matplotlib (Agg, no display): per flow the replication latency
+distribution with p50/p95/max marked (smoke mode) or per partition the source and target record
+counts (reconcile mode), then a table of every check's status."""
+
+from matplotlib.ticker import MaxNLocator
+
+COLORS = {"pass": "#2ea043", "skip": "#8c959f", "fail": "#cf222e", "error": "#bf8700"}
+SOURCE_COLOR = "#3478c8"
+MAX_CHARTS = 6
+MAX_BARS = 48
+MAX_ROWS = 40
+MESSAGE_CHARS = 90
+WIDTH_IN = 11.0
+
+
+def _latency_panel(ax, flow, lat, discovery):
+    hist = lat["histogram"]
+    ax.stairs(hist["counts"], hist["edges"], fill=True, color=SOURCE_COLOR)
+    for key, style in (("p50", "--"), ("p95", "-."), ("max", ":")):
+        ax.axvline(lat[key], color="black", linestyle=style, linewidth=1.2, label="%s %s ms" % (key, lat[key]))
+    ax.legend(loc="upper right", fontsize=9)
+    ax.set_title("%s: replication latency of %d markers" % (flow, lat["count"]), fontsize=11, loc="left")
+    ax.set_xlabel("ms from produce on source to readable on target")
+    ax.set_ylabel("markers")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    found = [d for d in discovery if d.get("flow") == flow and d.get("seconds") is not None]
+    if found:
+        ax.text(0.99, 0.55, "MM2 found new topic %s in %.1f s\n(refresh interval, not counted above)"
+                % (found[0]["topic"], found[0]["seconds"]), transform=ax.transAxes, ha="right", fontsize=8,
+                color="#57606a")
+
+
+def _partition_panel(ax, check):
+    parts = (check.get("details") or {}).get("partitions") or []
+    shown = parts[:MAX_BARS]
+    xs = list(range(len(shown)))
+    width = 0.4
+    ax.bar([x - width / 2 for x in xs], [p["source_count"] for p in shown], width, color=SOURCE_COLOR,
+           label="source %s" % check.get("topic"))
+    ax.bar([x + width / 2 for x in xs], [p["target_count"] for p in shown], width,
+           color=[COLORS["pass"] if p.get("match") else COLORS["fail"] for p in shown],
+           label="target %s (red: differs)" % check.get("remote_topic"))
+    ax.set_xticks(xs, [str(p["partition"]) for p in shown], fontsize=8)
+    bad = sum(1 for p in parts if not p.get("match"))
+    ax.set_title("%s %s: records per partition, %d of %d differ%s" % (
+        check["flow"], check.get("topic"), bad, len(parts),
+        " (first %d shown)" % MAX_BARS if len(parts) > MAX_BARS else ""), fontsize=11, loc="left")
+    ax.set_xlabel("partition")
+    ax.set_ylabel("records")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(loc="best", fontsize=9, framealpha=0.9)
+
+
+def _table_panel(ax, checks):
+    ax.axis("off")
+    shown = checks[:MAX_ROWS]
+    title = "checks: %d" % len(checks) + (" (first %d shown; all in the HTML)" % MAX_ROWS
+                                          if len(checks) > MAX_ROWS else "")
+    ax.set_title(title, fontsize=11, loc="left")
+    if not shown:
+        ax.text(0.0, 0.5, "no check ran", fontsize=11)
+        return
+    rows = []
+    for c in shown:
+        topic = (c.get("topic") or "") + (" -> " + c["remote_topic"] if c.get("remote_topic") else "")
+        msg = (c.get("messages") or c.get("notes") or [""])[0]
+        rows.append([c["status"].upper(), c["check"], c["flow"], topic,
+                     msg if len(msg) <= MESSAGE_CHARS else msg[:MESSAGE_CHARS - 3] + "..."])
+    table = ax.table(cellText=rows, colLabels=["status", "check", "flow", "topic", "first message"],
+                     colWidths=[0.07, 0.09, 0.07, 0.25, 0.52], loc="upper left", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(8.5)
+    for i, c in enumerate(shown, start=1):
+        cell = table[i, 0]
+        cell.set_facecolor(COLORS.get(c["status"], "#ffffff"))
+        cell.get_text().set_color("white")
+        cell.get_text().set_fontweight("bold")
+    for j in range(5):
+        table[0, j].get_text().set_fontweight("bold")
+
+
+def figure(doc):
+    """(matplotlib Figure, panel names): the names also go into the PNG's Description."""
+    from matplotlib.figure import Figure
+    checks = doc.get("checks") or []
+    by_flow = doc.get("latency_ms_by_flow") or {}
+    charts = []
+    for flow in sorted(by_flow):
+        if by_flow[flow].get("count"):
+            charts.append(("latency " + flow, lambda ax, f=flow: _latency_panel(
+                ax, f, by_flow[f], doc.get("discovery") or [])))
+    for check in checks:
+        if check["check"] == "reconcile" and (check.get("details") or {}).get("partitions"):
+            charts.append(("records per partition %s %s" % (check["flow"], check.get("topic")),
+                           lambda ax, c=check: _partition_panel(ax, c)))
+    charts = charts[:MAX_CHARTS]
+    table_rows = min(len(checks), MAX_ROWS) + 1
+    table_h = 0.6 + 0.26 * table_rows
+    chart_h = 2.9
+    height = 0.9 + chart_h * max(1, len(charts)) + table_h
+    fig = Figure(figsize=(WIDTH_IN, height), dpi=100)
+    grid = fig.add_gridspec(max(1, len(charts)) + 1, 1,
+                            height_ratios=[chart_h] * max(1, len(charts)) + [table_h],
+                            left=0.07, right=0.98, top=1 - 0.75 / height, bottom=0.02, hspace=0.55 * 2.9 / chart_h)
+    color = COLORS.get(doc.get("verdict"), "black")
+    fig.suptitle("mm2-smoke %s run %s: %s  (%s)" % (doc.get("mode"), doc.get("run_id"),
+                                                    str(doc.get("verdict", "")).upper(), doc.get("verdict_reason", "")),
+                 fontsize=14, fontweight="bold", color=color, x=0.01, ha="left")
+    names = []
+    for i, (name, draw) in enumerate(charts):
+        draw(fig.add_subplot(grid[i, 0]))
+        names.append(name)
+    if not charts:
+        ax = fig.add_subplot(grid[0, 0])
+        ax.axis("off")
+        ax.text(0.0, 0.5, "no latencies or partition counts to draw (%s mode, %s)"
+                % (doc.get("mode"), "; ".join(doc.get("errors") or []) or "see the checks below"), fontsize=11,
+                wrap=True)
+        names.append("no chart")
+    _table_panel(fig.add_subplot(grid[len(charts) if charts else 1, 0]), checks)
+    names.append("checks")
+    return fig, names
+
+
+def write_png(doc, path):
+    fig, names = figure(doc)
+    fig.savefig(path, format="png", metadata={
+        "Title": "mm2-smoke %s run %s: %s" % (doc.get("mode"), doc.get("run_id"), doc.get("verdict")),
+        "Description": "panels: " + "; ".join(names), "Software": "mm2_smoke (matplotlib)"})
+    return names
