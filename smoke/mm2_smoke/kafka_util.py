@@ -67,7 +67,7 @@ class Clients(object):
 
     def admin(self, client_id="mm2-smoke"):
         from kafka.admin import KafkaAdminClient
-        return self._make(KafkaAdminClient, client_id=client_id)
+        return RetryingAdmin(self._make(KafkaAdminClient, client_id=client_id), self.timeout_s)
 
     def producer(self, client_id="mm2-smoke"):
         from kafka import KafkaProducer
@@ -77,6 +77,48 @@ class Clients(object):
         from kafka import KafkaConsumer
         return self._make(KafkaConsumer, client_id=client_id, group_id=group_id, enable_auto_commit=False,
                           auto_offset_reset="earliest")
+
+
+def transient_errors():
+    """Errors of a broker that is busy or briefly away, not of a wrong request: worth a retry."""
+    from kafka import errors
+    return (errors.KafkaTimeoutError, errors.KafkaConnectionError, errors.NodeNotReadyError,
+            errors.RequestTimedOutError)
+
+
+class RetryingAdmin(object):
+    """An admin client whose read calls (metadata, offsets, configs: safe to repeat) retry transient
+    errors until ``timeout_s`` has passed since the first try, then raise the last one. A busy
+    datacenter host, or a broker other work keeps busy, answers late rather than not at all.
+    Calls that change the cluster are passed through once."""
+
+    READS = frozenset(["describe_topics", "list_topics", "list_partition_offsets", "describe_configs",
+                       "list_group_offsets", "describe_cluster"])
+
+    def __init__(self, admin, timeout_s, pause_s=0.5, clock=None, sleep=None):
+        import time
+        self._admin = admin
+        self._timeout_s = timeout_s
+        self._pause_s = pause_s
+        self._clock = clock or time.monotonic
+        self._sleep = sleep or time.sleep
+
+    def __getattr__(self, name):
+        attr = getattr(self._admin, name)
+        if name not in self.READS:
+            return attr
+
+        def call(*args, **kwargs):
+            deadline = self._clock() + self._timeout_s
+            transient = transient_errors()
+            while True:
+                try:
+                    return attr(*args, **kwargs)
+                except transient:
+                    if self._clock() + self._pause_s >= deadline:
+                        raise
+                    self._sleep(self._pause_s)
+        return call
 
 
 def cluster_roles(flows):

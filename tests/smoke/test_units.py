@@ -248,14 +248,59 @@ def test_a_crash_anywhere_exits_2_never_1(tmp_path, monkeypatch, capsys):
                                "flows": [{"name": "A->B", "source": "A", "target": "B", "remote_topic_prefix": "A.",
                                           "refresh_topics_interval_s": 5}]}))
     monkeypatch.setattr(cli, "spark_session", lambda *a, **k: None)
-    monkeypatch.setattr(smokemod, "run_smoke", lambda cfg, progress, spark: {"checks": [dict(failed)],
-                                                                              "latencies_ms": {}})
+    monkeypatch.setattr(smokemod, "run_smoke",
+                        lambda cfg, progress, spark: {"checks": [dict(failed)], "latencies_ms": {}})
     argv = ["--config", str(cfg), "--report-dir", str(tmp_path / "r"), "--quiet"]
     assert cli.main(argv) == 1  # the replication failure itself
-    monkeypatch.setattr(report, "write", lambda doc, d: (_ for _ in ()).throw(OSError("disk full")))
+    def disk_full(doc, report_dir):
+        raise OSError("disk full")
+    monkeypatch.setattr(report, "write", disk_full)
     doc = cli.run(cli.parse_args(argv))
     assert doc["exit_code"] == 2 and "OSError: disk full" in doc["errors"][-1]
     assert cli.main(argv) == 2
     monkeypatch.setattr(report, "build", lambda *a: 1 / 0)
     assert cli.main(argv) == 2
     assert "ERROR, the job could not run: ZeroDivisionError" in capsys.readouterr().out
+
+
+class FlakyAdmin(object):
+    """Stands in for kafka-python's admin client: each call raises the next queued error, then answers."""
+
+    def __init__(self, errors):
+        self.errors = list(errors)
+        self.calls = 0
+
+    def describe_topics(self, topics):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return [{"name": topics[0], "error_code": 0, "partitions": [0, 1]}]
+
+    create_topics = describe_topics
+
+
+def retrying(errors, timeout_s=5):
+    now = [0.0]
+    fake = FlakyAdmin(errors)
+    adm = kafka_util.RetryingAdmin(fake, timeout_s, pause_s=1.0, clock=lambda: now[0],
+                                   sleep=lambda s: now.__setitem__(0, now[0] + s))
+    return adm, fake, now
+
+
+def test_admin_reads_retry_a_busy_broker_within_the_timeout():
+    from kafka.errors import KafkaTimeoutError, RequestTimedOutError, UnknownTopicOrPartitionError
+    adm, fake, now = retrying([KafkaTimeoutError("busy"), RequestTimedOutError("busy")])
+    assert kafka_util.partitions_of(adm, "t") == 2 and fake.calls == 3 and now[0] == 2.0
+    # still failing when the timeout is up: the last error is raised, after bounded retries
+    adm, fake, now = retrying([KafkaTimeoutError("busy %d" % i) for i in range(20)], timeout_s=5)
+    with pytest.raises(KafkaTimeoutError, match="busy 4"):
+        adm.describe_topics(["t"])
+    assert fake.calls == 5 and now[0] == 4.0
+    # a missing topic is an answer, not a busy broker: no retry
+    adm, fake, _now = retrying([UnknownTopicOrPartitionError("t")])
+    assert kafka_util.partitions_of(adm, "t") is None and fake.calls == 1
+    # calls that change the cluster are made once
+    adm, fake, _now = retrying([KafkaTimeoutError("busy")])
+    with pytest.raises(KafkaTimeoutError):
+        adm.create_topics(["t"])
+    assert fake.calls == 1

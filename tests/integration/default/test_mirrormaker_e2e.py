@@ -11,7 +11,7 @@ import time
 
 import pytest
 from conftest import (
-    ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, produce, targets, topics, unique,
+    REPO, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, produce, targets, topics, unique,
     wait_until,
 )
 
@@ -160,5 +160,12 @@ def test_the_smoke_job_ran_on_spark_as_its_unprivileged_user(host):
     doc = json.loads(host.file(reports[-1]).content_string)
     assert doc["verdict"] == "pass", doc["checks"]
     assert doc["spark"]["master"] == "local[2]" and doc["spark"]["version"] == "4.2.0"
+    assert doc["report_version"] == 2 and doc["summary"]["pass"] == len(doc["checks"]) > 0
+    # the JUnit XML the host wrote is what a CI system reads: valid for Jenkins' schema, a case per check
+    import xml.etree.ElementTree as ET
+    import xmlschema
+    junit = host.file(reports[-1][:-len(".json")] + ".xml").content
+    xmlschema.XMLSchema(str(REPO / ".cache" / "junit" / "junit-10.xsd")).validate(junit.decode("utf-8"))
+    assert ET.fromstring(junit).find("testsuite").get("tests") == str(len(doc["checks"]))
     assert host.file("/opt/kafkaops-mm2-smoke/mm2-smoke.json").mode == 0o640
     assert host.file("/opt/kafkaops-mm2-smoke/mm2-smoke.json").group == "mm2-smoke"
