@@ -273,8 +273,8 @@ def bench(args, lab):
              "  reconcile time, warm session: Kafka source alone %.2fs, + record hash %.2fs, whole check %.2fs"
              % (where["kafka_source_count_s"], where["kafka_source_and_hash_s"], rec2_s),
              "  smoke verdict %s in %.1fs (process wall %.1fs, Spark JVM start included); replication delay present:"
-             " marker latency p50 %s ms, max %s ms" % (sdoc["verdict"], sdoc["duration_s"], smoke_wall, lat["p50"],
-                                                      lat["max"]),
+             " marker latency p50 %s ms, max %s ms" % (
+                 sdoc["verdict"], sdoc["duration_s"], smoke_wall, lat["p50"], lat["max"]),
              "  smoke verdict time minus replication delay (max)   : %7.2fs  (markers check %.1fs, new topic "
              "%.1fs with refresh.topics.interval 5s, configs %.1fs)" % (
                  sdoc["duration_s"] - lat["max"] / 1000.0, markers["duration_s"], by_check.get("new_topics", 0),

@@ -44,7 +44,7 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     df = sparkmod.read_range(spark, bootstrap, props, topic, ranges)
     sent_schema, spans_schema = _schemas()
     s = spark.createDataFrame(
-        [(seq, m["partition"], m["offset"], m["key"], m["value"], [(k, v) for k, v in m["headers"]],
+        [(seq, m["partition"], m["offset"], m["key"], m["value"], list(m["headers"]),
           m["timestamp"]) for seq, m in sorted(sent.items())], sent_schema)
     if df is None:
         t = spark.createDataFrame([], "seq INT, t_partition INT, t_offset LONG, t_key BINARY, t_value BINARY, "

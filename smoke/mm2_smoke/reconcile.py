@@ -7,7 +7,6 @@ per-partition offset spans to match the source's), a timestamp window (``from_ms
 sides, since MM2 keeps record timestamps), or explicit per-side offset ranges.
 """
 
-import json
 import time
 
 from . import config as cfgmod
