@@ -27,11 +27,11 @@ def parse_args(argv=None):
     ap.add_argument("--jars-dir", default=os.environ.get("MM2_SMOKE_JARS_DIR"),
                     help="directory of spark-sql-kafka-0-10 and its dependencies (default .cache/spark-jars "
                          "of the repository, or $MM2_SMOKE_JARS_DIR)")
-    ap.add_argument("--report-dir", default=".", help="where the JSON/PNG/HTML report goes (default .)")
+    ap.add_argument("--report-dir", default=".", help="where the JSON, PNG, HTML and JUnit XML report goes (default .)")
     ap.add_argument("--run-id", default=None, help="overrides the config's run_id")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    ap.add_argument("--write-zip", metavar="ZIP", help="write the package as spark-submit's --py-files zip "
-                                                      "(only when its content changed) and exit")
+    ap.add_argument("--write-zip", metavar="ZIP",
+                    help="write the package as spark-submit's --py-files zip (only when its content changed) and exit")
     args = ap.parse_args(argv)
     if not args.config and not args.write_zip:
         ap.error("--config is required")
