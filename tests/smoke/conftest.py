@@ -2,7 +2,8 @@
 
 Brokers and MM2 come from the lab's Kafka archive (.cache/kafka/kafka_2.13-*.tgz) and run on
 127.0.0.1 (see harness.py); MM2 runs dedicated mode with A->B and B->A (active-active, default
-replication policy) for topics ``mm2-smoke.*``, with short refresh/sync intervals.
+replication policy) for topics ``mm2-smoke.*``, with short refresh/sync intervals. A real Spark
+standalone cluster (harness.SparkCluster) is started for the tests that need one.
 """
 
 import os
@@ -43,3 +44,23 @@ def mm2(lab):
     lab.wait_topic("A", "heartbeats", 60)
     yield lab
     lab.stop_mm2()
+
+
+@pytest.fixture(scope="module")
+def running_mm2(mm2):
+    """The session's MM2, started again when an earlier module's last test stopped it."""
+    if mm2.mm2 is None or mm2.mm2.poll() is not None:
+        mm2.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+    return mm2
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(lab):
+    """A Spark standalone master and one worker on 127.0.0.1, with their logs and work dir in the lab's tmp."""
+    cluster = harness.SparkCluster(os.path.join(lab.tmp, "spark"))
+    os.makedirs(cluster.tmp)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

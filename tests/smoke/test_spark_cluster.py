@@ -1,0 +1,127 @@
+"""The smoke job on a real Spark standalone cluster, against the session's real MirrorMaker 2.
+
+harness.SparkCluster runs a master and one worker on 127.0.0.1 from pyspark's own jars; the job goes
+to it through pyspark's spark-submit exactly as the role sends it to a cluster master: the package
+as a --py-files zip (python -m mm2_smoke --write-zip), Spark's Kafka source jars as --jars, the
+driver in client mode on this machine, which writes the report here.
+"""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import harness
+from jobtools import JARS_DIR, MM2_FLOWS, make_config, messages
+
+# The machine has two cores and other JVMs: one small executor.
+SMALL_EXECUTOR = ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=1"]
+# Executors without Python. Reconcile is SQL built-ins only and must not need one; smoke mode does
+# (markers.compare's createDataFrame of the sent markers is a Python RDD), so its executors start
+# "python3" from the worker's PATH, as on a cluster.
+NO_EXECUTOR_PYTHON = ["--conf", "spark.pyspark.python=/nonexistent/python3"]
+
+
+def submit(master, config, tmp_path, mode, env=None, extra=()):
+    """spark-submit of the job as the role builds it (roles/mm2_smoke/vars/main.yml, __mm2_smoke_argv)."""
+    zip_path = tmp_path / "mm2_smoke.zip"
+    subprocess.run([sys.executable, "-m", "mm2_smoke", "--write-zip", str(zip_path)], check=True, timeout=60,
+                   env=dict(os.environ, PYTHONPATH=harness.SMOKE_DIR), capture_output=True)
+    jars = sorted(glob.glob(os.path.join(JARS_DIR, "*.jar")))
+    report_dir = tmp_path / ("report-" + mode)
+    cmd = [os.path.join(harness.pyspark_home(), "bin", "spark-submit"), "--master", master,
+           "--py-files", str(zip_path), "--jars", ",".join(jars),
+           "--conf", "spark.pyspark.driver.python=" + sys.executable, *extra,
+           os.path.join(harness.SMOKE_DIR, "mm2_smoke", "__main__.py"),
+           "--config", config, "--mode", mode, "--jars-dir", JARS_DIR, "--report-dir", str(report_dir)]
+    t0 = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False,
+                          env=env or dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
+    elapsed = time.time() - t0
+    sys.stderr.write("spark-submit %s: exit %d after %.1fs\n%s%s" % (mode, proc.returncode, elapsed, proc.stdout,
+                                                                    proc.stderr[-3000:]))
+    found = sorted(report_dir.glob("mm2-smoke-%s-*.json" % mode))
+    doc = json.loads(found[-1].read_text()) if found else None
+    return proc, doc, elapsed
+
+
+def ran_on(cluster, name, known):
+    """The one application called ``name`` the cluster completed since ``known``, after checking that it
+    ran tasks in an executor on the worker that had the Kafka source jars from --jars."""
+    apps = cluster.wait_finished(name, known)
+    assert [a["name"] for a in apps] == [name], cluster.state()["completedapps"]
+    app = apps[0]
+    assert app["memoryperexecutor"] == 512  # spark-submit's --conf reached the cluster
+    executors = cluster.executors(app["id"])
+    assert executors, cluster.worker_state()
+    ran_tasks = False
+    for ex in executors:
+        assert any(f.startswith("spark-sql-kafka-0-10") for f in os.listdir(ex["dir"])), os.listdir(ex["dir"])
+        with open(os.path.join(ex["dir"], "stderr"), errors="replace") as fh:
+            ran_tasks = ran_tasks or "Running task" in fh.read()
+    assert ran_tasks, "no executor of %s ran a task (see %s)" % (app["id"], executors[0]["dir"])
+    return app
+
+
+@pytest.fixture(scope="module")
+def smoke_run(running_mm2, spark_cluster, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("cluster-smoke")
+    known = set(spark_cluster.finished_apps("mm2-smoke-smoke"))
+    proc, doc, elapsed = submit(spark_cluster.url, make_config(running_mm2, tmp_path, MM2_FLOWS), tmp_path, "smoke",
+                                extra=SMALL_EXECUTOR)
+    return proc, doc, elapsed, known
+
+
+def test_smoke_mode_runs_on_the_standalone_cluster(smoke_run, spark_cluster):
+    proc, doc, _elapsed, known = smoke_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert doc["verdict"] == "pass", messages(doc)
+    assert {c["flow"] for c in doc["checks"]} == {"A->B", "B->A"}
+    # the job left the master to spark-submit: its --master, not the job's local default
+    assert doc["spark"]["master"] == spark_cluster.url
+    ran_on(spark_cluster, "mm2-smoke-smoke", known)
+
+
+def test_reconcile_mode_runs_on_the_standalone_cluster(smoke_run, running_mm2, spark_cluster, tmp_path):
+    """Reconciles the marker topic the smoke run left, both flows, on an executor without Python."""
+    assert smoke_run[0].returncode == 0, "the smoke run gives this test its records"
+    known = set(spark_cluster.finished_apps("mm2-smoke-reconcile"))
+    cfg = make_config(running_mm2, tmp_path, MM2_FLOWS, checks={"reconcile": {"settle_s": 30}})
+    proc, doc, _elapsed = submit(spark_cluster.url, cfg, tmp_path, "reconcile",
+                                 extra=SMALL_EXECUTOR + NO_EXECUTOR_PYTHON)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert doc["verdict"] == "pass", messages(doc)
+    assert doc["spark"]["master"] == spark_cluster.url
+    assert [(c["flow"], len(c["details"]["partitions"])) for c in doc["checks"]] == [("A->B", 3), ("B->A", 3)]
+    for check in doc["checks"]:
+        det = check["details"]
+        assert det["source_records"] > 0 and det["missing"] == 0 and det["extra"] == 0, det
+    ran_on(spark_cluster, "mm2-smoke-reconcile", known)
+
+
+def test_unreachable_yarn_resource_manager_is_named_by_the_job(lab, tmp_path):
+    """A YARN master the role cannot probe: the job's own error names the master and Java's cause.
+    Hadoop's client retries a resource manager for 15 minutes by default; the --conf below bounds it."""
+    conf_dir = tmp_path / "hadoop-conf"
+    conf_dir.mkdir()
+    rm = "127.0.0.1:%d" % harness.free_ports(1)[0]
+    (conf_dir / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.resourcemanager.address</name><value>%s</value></property>"
+        "</configuration>\n" % rm)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", HADOOP_CONF_DIR=str(conf_dir))
+    bounded = ["--conf", "spark.hadoop.yarn.resourcemanager.connect.max-wait.ms=10000",
+               "--conf", "spark.hadoop.yarn.resourcemanager.connect.retry-interval.ms=2000",
+               "--conf", "spark.hadoop.ipc.client.connect.max.retries=2"]
+    proc, doc, elapsed = submit("yarn", make_config(lab, tmp_path, MM2_FLOWS), tmp_path, "reconcile", env=env,
+                                extra=bounded)
+    assert proc.returncode == 2, proc.stdout
+    assert doc["verdict"] == "error"
+    (error,) = doc["errors"]
+    assert "Spark master yarn: no Spark session: java.net.ConnectException: " in error, error
+    assert rm.split(":")[1] in error
+    assert "Spark master yarn: no Spark session" in proc.stdout
+    assert elapsed < 120
