@@ -193,7 +193,31 @@ class Lab(object):
         for name in names:
             b = self.brokers[name]
             wait_for_log(b["out"], r"Kafka Server started", 120, b["proc"])
+            self.wait_answers(name, 120)
             log("broker %s up on %s" % (name, b["bootstrap"]))
+
+    def wait_answers(self, name, timeout):
+        """Until broker ``name`` answers a metadata request with itself as a live broker: on a busy
+        machine the log line comes well before clients are served."""
+        from kafka.admin import KafkaAdminClient
+        b = self.brokers[name]
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            if b["proc"].poll() is not None:
+                raise RuntimeError("broker %s exited (%s), see %s" % (name, b["proc"].returncode, b["out"]))
+            try:
+                admin = KafkaAdminClient(bootstrap_servers=b["bootstrap"], client_id="harness-ready",
+                                         request_timeout_ms=10000)
+                try:
+                    if admin.describe_cluster().get("brokers"):
+                        return
+                finally:
+                    admin.close()
+            except Exception as exc:  # noqa: BLE001 - not serving yet: try again until the deadline
+                last = exc
+            time.sleep(0.5)
+        raise RuntimeError("broker %s at %s did not answer within %ss: %s" % (name, b["bootstrap"], timeout, last))
 
     def bootstrap(self, name):
         return self.brokers[name]["bootstrap"]
