@@ -10,21 +10,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
-import pytest
 import yaml
 
 import harness
 from jobtools import JARS_DIR, MM2_FLOWS
 
 PLAYBOOK = os.path.join(harness.REPO, "playbooks", "smoke.yml")
-
-
-@pytest.fixture(scope="module")
-def running_mm2(mm2):
-    if mm2.mm2 is None or mm2.mm2.poll() is not None:
-        mm2.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
-    return mm2
 
 
 def collections_path():
@@ -62,14 +55,24 @@ def write_inventory(lab, tmp_path, **extra):
     return str(path)
 
 
-def play(inventory, *args):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(),
+def play(inventory, *args, env=None):
+    env = dict(env or os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(),
                ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
     playbook = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
     proc = subprocess.run([playbook, "-i", inventory, PLAYBOOK, *args], capture_output=True, text=True,
                           timeout=900, env=env, check=False)
     sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-2000:])
     return proc
+
+
+def host_env():
+    """This machine's environment as a smoke host's: the job's venv is not on PATH (only
+    mm2_smoke_python has its packages), no Hadoop configuration, Spark bound to 127.0.0.1."""
+    venv_bin = os.path.dirname(os.path.abspath(sys.executable))
+    env = {k: v for k, v in os.environ.items() if k not in ("HADOOP_CONF_DIR", "YARN_CONF_DIR", "SPARK_HOME")}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if os.path.abspath(p) != venv_bin)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    return env
 
 
 def reports(tmp_path, mode):
@@ -120,11 +123,21 @@ def test_bad_input_is_refused_before_the_host_changes(running_mm2, tmp_path):
     assert "mm2_smoke_mode: audit is not smoke or reconcile" in proc.stdout
     assert "mm2_smoke_records: 0 is not a positive number" in proc.stdout
     assert not (tmp_path / "install").exists()
-    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_jars_src=str(tmp_path), mm2_smoke_user="root")
+    # Spark's Kafka source jar left out of an otherwise complete jar directory
+    jars = tmp_path / "jars-without-the-kafka-source"
+    jars.mkdir()
+    for name in os.listdir(JARS_DIR):
+        if name.endswith(".jar") and not name.startswith("spark-sql-kafka-0-10"):
+            shutil.copy(os.path.join(JARS_DIR, name), str(jars))
+    assert len(os.listdir(jars)) == 3
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_jars_src=str(jars), mm2_smoke_user="root",
+                                mm2_smoke_spark_master="spark://spark-1:7077,spark-2")
     proc = play(inventory)
     assert proc.returncode != 0
-    assert "mm2_smoke_jars_src: %s has no spark-sql-kafka-0-10_*.jar" % tmp_path in proc.stdout
+    assert "mm2_smoke_jars_src: %s has no spark-sql-kafka-0-10_*.jar" % jars in proc.stdout
     assert "mm2_smoke_user: the job runs unprivileged; root is refused" in proc.stdout
+    assert ("mm2_smoke_spark_master: spark://spark-1:7077,spark-2 is not spark://host:port[,host:port...] (a "
+            "standalone master and its standbys; spark-2 is not host:port)") in proc.stdout
     assert not (tmp_path / "install").exists()
     # A bad flow is refused by the preflight play that smoke.yml starts with, before the smoke role.
     inventory = write_inventory(running_mm2, tmp_path, mirrormaker_flows=[{"source": "A", "target": "C"}])
@@ -132,6 +145,70 @@ def test_bad_input_is_refused_before_the_host_changes(running_mm2, tmp_path):
     assert proc.returncode != 0
     assert "mirrormaker_flows[0].target: unknown cluster alias 'C'" in proc.stdout
     assert not (tmp_path / "install").exists()
+
+
+def test_smoke_runs_on_a_standalone_cluster_through_spark_submit(running_mm2, spark_cluster, tmp_path):
+    """A spark:// master: the role's spark-submit with its --py-files zip, --jars and
+    mm2_smoke_spark_submit_args, from a host whose PATH does not lead to the job's venv."""
+    known = set(spark_cluster.finished_apps("mm2-smoke-smoke"))
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master=spark_cluster.url,
+                                mm2_smoke_spark_submit_args=["--conf", "spark.executor.memory=512m",
+                                                             "--conf", "spark.cores.max=1"])
+    proc = play(inventory, env=host_env())
+    assert proc.returncode == 0, proc.stdout
+    (report,) = reports(tmp_path, "smoke")
+    doc = json.loads(report.read_text())
+    assert doc["verdict"] == "pass" and doc["spark"]["master"] == spark_cluster.url
+    assert (tmp_path / "install" / "mm2_smoke.zip").is_file()
+    (app,) = spark_cluster.wait_finished("mm2-smoke-smoke", known)
+    assert app["memoryperexecutor"] == 512  # mm2_smoke_spark_submit_args reached spark-submit
+    executors = spark_cluster.executors(app["id"])
+    assert executors, spark_cluster.worker_state()
+    # the role's --jars reached the executor, which ran the job's tasks
+    got = sorted(f for f in os.listdir(executors[0]["dir"]) if f.endswith(".jar"))
+    assert got == sorted(f for f in os.listdir(tmp_path / "install" / "jars") if f.endswith(".jar")), got
+    with open(os.path.join(executors[0]["dir"], "stderr"), errors="replace") as fh:
+        assert "Running task" in fh.read()
+
+
+def test_unreachable_standalone_master_fails_in_bounded_time(running_mm2, spark_cluster, tmp_path):
+    """spark-submit would retry a master that does not answer for about a minute; the role asks
+    first, within mm2_smoke_spark_master_timeout per address, before the host changes."""
+    closed = ["127.0.0.1:%d" % port for port in harness.free_ports(2)]
+    master = "spark://" + ",".join(closed)
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master=master,
+                                mm2_smoke_spark_master_timeout=5)
+    t0 = time.time()
+    proc = play(inventory)
+    elapsed = time.time() - t0
+    sys.stderr.write("unreachable standalone master: play failed after %.1fs\n" % elapsed)
+    assert proc.returncode == 2, proc.stdout
+    assert ("mm2_smoke_spark_master: %s: no master answered at %s from smoke-controller within 5s "
+            "(mm2_smoke_spark_master_timeout)" % (master, ", ".join(closed))) in proc.stdout
+    assert not (tmp_path / "install").exists()
+    # both addresses waited for their 5 s, and the whole play stays well under spark-submit's minute
+    assert 10 <= elapsed < 45
+    # a standby that does not answer is no fault while the live master does, as for spark-submit;
+    # a dry run asks too
+    live = spark_cluster.url[len("spark://"):]
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master="spark://%s,%s" % (closed[0], live),
+                                mm2_smoke_spark_master_timeout=5)
+    proc = play(inventory, "--check", "--tags", "mm2_smoke_preflight")
+    assert proc.returncode == 0, proc.stdout
+    assert "Connect to the standalone Spark master from the smoke host" in proc.stdout
+    assert not (tmp_path / "install").exists()
+
+
+def test_spark_submit_that_cannot_start_names_the_master(running_mm2, tmp_path):
+    """spark-submit refuses yarn without HADOOP_CONF_DIR and exits 1 before the job runs: no report,
+    so not 'a check failed' but what spark-submit said, naming mm2_smoke_spark_master."""
+    proc = play(write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master="yarn"), env=host_env())
+    assert proc.returncode == 2, proc.stdout
+    assert ("mm2_smoke smoke could not run: spark-submit --master yarn (mm2_smoke_spark_master) exited 1 before "
+            "the job wrote a report: ") in proc.stdout
+    assert "When running with master 'yarn' either HADOOP_CONF_DIR or YARN_CONF_DIR must be set" in proc.stdout
+    assert "FAILED (exit 1)" not in proc.stdout
+    assert reports(tmp_path, "smoke") == []
 
 
 def test_play_fails_with_the_summary_when_mm2_is_stopped(running_mm2, tmp_path):
