@@ -416,3 +416,20 @@ class SparkCluster(object):
         stop_process(self.worker, 30)
         stop_process(self.master, 30)
         self.worker = self.master = None
+
+
+# Hadoop's client retries a YARN resource manager for many minutes by default; these make
+# spark-submit give up on one that does not answer within about half a minute.
+YARN_GIVE_UP_SOON = ["--conf", "spark.hadoop.yarn.resourcemanager.connect.max-wait.ms=10000",
+                     "--conf", "spark.hadoop.yarn.resourcemanager.connect.retry-interval.ms=2000",
+                     "--conf", "spark.hadoop.ipc.client.connect.max.retries=2"]
+
+
+def unreachable_yarn(conf_dir):
+    """A HADOOP_CONF_DIR whose resource manager address is a closed port on 127.0.0.1; returns that address."""
+    os.makedirs(conf_dir, exist_ok=True)
+    rm = "127.0.0.1:%d" % free_ports(1)[0]
+    with open(os.path.join(conf_dir, "yarn-site.xml"), "w") as fh:
+        fh.write("<configuration><property><name>yarn.resourcemanager.address</name><value>%s</value>"
+                 "</property></configuration>\n" % rm)
+    return rm

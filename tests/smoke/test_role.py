@@ -199,9 +199,10 @@ def test_unreachable_standalone_master_fails_in_bounded_time(running_mm2, spark_
     assert not (tmp_path / "install").exists()
 
 
-def test_spark_submit_that_cannot_start_names_the_master(running_mm2, tmp_path):
+def test_yarn_master_that_cannot_start_names_the_master(running_mm2, tmp_path):
     """spark-submit refuses yarn without HADOOP_CONF_DIR and exits 1 before the job runs: no report,
-    so not 'a check failed' but what spark-submit said, naming mm2_smoke_spark_master."""
+    so not 'a check failed' but what spark-submit said, naming mm2_smoke_spark_master. Given one
+    through mm2_smoke_spark_env, spark-submit starts the job, whose error names the master."""
     proc = play(write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master="yarn"), env=host_env())
     assert proc.returncode == 2, proc.stdout
     assert ("mm2_smoke smoke could not run: spark-submit --master yarn (mm2_smoke_spark_master) exited 1 before "
@@ -209,6 +210,18 @@ def test_spark_submit_that_cannot_start_names_the_master(running_mm2, tmp_path):
     assert "When running with master 'yarn' either HADOOP_CONF_DIR or YARN_CONF_DIR must be set" in proc.stdout
     assert "FAILED (exit 1)" not in proc.stdout
     assert reports(tmp_path, "smoke") == []
+
+    rm = harness.unreachable_yarn(str(tmp_path / "hadoop-conf"))
+    inventory = write_inventory(running_mm2, tmp_path, mm2_smoke_spark_master="yarn", mm2_smoke_mode="reconcile",
+                                mm2_smoke_spark_env={"HADOOP_CONF_DIR": str(tmp_path / "hadoop-conf")},
+                                mm2_smoke_spark_submit_args=harness.YARN_GIVE_UP_SOON)
+    proc = play(inventory, env=host_env())
+    assert proc.returncode == 2, proc.stdout
+    assert "mm2_smoke reconcile could not run (exit 2)" in proc.stdout
+    assert "Spark master yarn: no Spark session: java.net.ConnectException: " in proc.stdout
+    (report,) = reports(tmp_path, "reconcile")
+    (error,) = json.loads(report.read_text())["errors"]
+    assert rm.split(":")[1] in error, error
 
 
 def test_play_fails_with_the_summary_when_mm2_is_stopped(running_mm2, tmp_path):

@@ -104,20 +104,12 @@ def test_reconcile_mode_runs_on_the_standalone_cluster(smoke_run, running_mm2, s
 
 
 def test_unreachable_yarn_resource_manager_is_named_by_the_job(lab, tmp_path):
-    """A YARN master the role cannot probe: the job's own error names the master and Java's cause.
-    Hadoop's client retries a resource manager for 15 minutes by default; the --conf below bounds it."""
+    """A YARN master the role cannot probe: the job's own error names the master and Java's cause."""
     conf_dir = tmp_path / "hadoop-conf"
-    conf_dir.mkdir()
-    rm = "127.0.0.1:%d" % harness.free_ports(1)[0]
-    (conf_dir / "yarn-site.xml").write_text(
-        "<configuration><property><name>yarn.resourcemanager.address</name><value>%s</value></property>"
-        "</configuration>\n" % rm)
+    rm = harness.unreachable_yarn(str(conf_dir))
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", HADOOP_CONF_DIR=str(conf_dir))
-    bounded = ["--conf", "spark.hadoop.yarn.resourcemanager.connect.max-wait.ms=10000",
-               "--conf", "spark.hadoop.yarn.resourcemanager.connect.retry-interval.ms=2000",
-               "--conf", "spark.hadoop.ipc.client.connect.max.retries=2"]
     proc, doc, elapsed = submit("yarn", make_config(lab, tmp_path, MM2_FLOWS), tmp_path, "reconcile", env=env,
-                                extra=bounded)
+                                extra=harness.YARN_GIVE_UP_SOON)
     assert proc.returncode == 2, proc.stdout
     assert doc["verdict"] == "error"
     (error,) = doc["errors"]
