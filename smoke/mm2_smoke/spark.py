@@ -37,7 +37,7 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
         builder = builder.master(master)
     if not submitted():
         builder = builder.config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g"))
-    builder = (builder.config("spark.jars", ",".join(jars))
+    builder = (builder.config("spark.jars", ",".join(with_submitted_jars(jars)))
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "8"))
@@ -47,6 +47,18 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
         raise SparkUnavailable("Spark master %s: no Spark session: %s" % (master or _submitted_master(), _cause(exc)))
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def with_submitted_jars(jars):
+    """``jars`` after the ones spark-submit's --jars gave (kept, not replaced: a site may add its own),
+    each file name once."""
+    given = []
+    if submitted():
+        from pyspark import SparkConf, SparkContext
+        SparkContext._ensure_initialized()  # pylint: disable=protected-access # SparkConf reads the JVM's only then
+        given = [j for j in SparkConf().get("spark.jars", "").split(",") if j]
+    names = {os.path.basename(j) for j in given}
+    return given + [j for j in jars if os.path.basename(j) not in names]
 
 
 def _submitted_master():

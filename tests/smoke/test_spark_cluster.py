@@ -117,3 +117,26 @@ def test_unreachable_yarn_resource_manager_is_named_by_the_job(lab, tmp_path):
     assert rm.split(":")[1] in error
     assert "Spark master yarn: no Spark session" in proc.stdout
     assert elapsed < 120
+
+
+def test_jars_given_to_spark_submit_are_kept(tmp_path):
+    """A site's own --jars stay next to the job's Kafka source jars (each file name once); the job's
+    session must not replace spark-submit's list with its --jars-dir."""
+    extra = tmp_path / "site-extra.jar"
+    extra.write_bytes(b"")
+    kafka_jar = sorted(glob.glob(os.path.join(JARS_DIR, "spark-sql-kafka-0-10_*.jar")))[0]
+    script = tmp_path / "jars.py"
+    script.write_text("import sys\nsys.path.insert(0, %r)\nfrom mm2_smoke import spark\n"
+                      "s = spark.spark_session(None, %r, app='jars-test')\n"
+                      "print('JARS=' + s.sparkContext.getConf().get('spark.jars'))\ns.stop()\n"
+                      % (harness.SMOKE_DIR, JARS_DIR))
+    proc = subprocess.run([os.path.join(harness.pyspark_home(), "bin", "spark-submit"), "--master", "local[1]",
+                           "--conf", "spark.pyspark.driver.python=" + sys.executable,
+                           "--jars", "%s,%s" % (extra, kafka_jar), str(script)],
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    jars = [line for line in proc.stdout.splitlines() if line.startswith("JARS=")][0][5:].split(",")
+    names = [os.path.basename(j) for j in jars]
+    assert "site-extra.jar" in names
+    assert sorted(names) == sorted(set(names))  # the Kafka source jar given twice is there once
+    assert set(os.listdir(JARS_DIR)) - {"jars.txt", ".recipe"} <= set(names)
