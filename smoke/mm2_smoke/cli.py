@@ -78,6 +78,15 @@ def default_jars_dir():
     return os.path.join(os.path.dirname(os.path.dirname(here)), ".cache", "spark-jars")
 
 
+def start_spark(args, jars_dir):
+    """The session; in smoke mode also warmed up for the marker compare while the markers replicate."""
+    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode)
+    if args.mode == "smoke":
+        from .markers import warm_up
+        warm_up(session)
+    return session
+
+
 def run(args, progress=None):
     """Run the job; return the report document (written to args.report_dir)."""
     t0 = time.time()
@@ -93,7 +102,7 @@ def run(args, progress=None):
         meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
         jars_dir = args.jars_dir or default_jars_dir()
-        spark = SparkStarter(lambda: spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode))
+        spark = SparkStarter(lambda: start_spark(args, jars_dir))
         if args.mode == "smoke":
             from .smoke import run_smoke
             out = run_smoke(cfg, progress, spark)

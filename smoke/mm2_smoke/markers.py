@@ -19,18 +19,55 @@ def _header(name):
     return "decode(try_element_at(filter(headers, h -> h.key = '%s'), 1).value, 'UTF-8')" % name
 
 
-def _schemas():
-    from pyspark.sql import types as T
-    header = T.StructType([T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())])
-    sent = T.StructType([
-        T.StructField("seq", T.IntegerType(), False), T.StructField("s_partition", T.IntegerType()),
-        T.StructField("s_offset", T.LongType()), T.StructField("s_key", T.BinaryType()),
-        T.StructField("s_value", T.BinaryType()), T.StructField("s_headers", T.ArrayType(header)),
-        T.StructField("s_ts", T.LongType())])
-    spans = T.StructType([
-        T.StructField("span_partition", T.IntegerType()), T.StructField("lo", T.LongType()),
-        T.StructField("hi", T.LongType()), T.StructField("seen_ms", T.LongType())])
-    return sent, spans
+SENT_COLUMNS = ("seq INT, s_partition INT, s_offset BIGINT, s_key BINARY, s_value BINARY, "
+                "s_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, s_ts BIGINT")
+SPANS_COLUMNS = "span_partition INT, lo BIGINT, hi BIGINT, seen_ms BIGINT"
+
+
+def _literal(value):
+    """A Spark SQL literal of a marker's field. Bytes and strings go as hex (X'..'; local_frame's
+    CAST makes strings of the STRING columns, UTF-8), so no value needs quoting or escaping, and
+    every literal stays foldable, as an inline table requires."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray)):
+        return "X'%s'" % bytes(value).hex()
+    if isinstance(value, (list, tuple)) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return "array(%s)" % ", ".join("named_struct('key', %s, 'value', %s)" % (_literal(k), _literal(v))
+                                       for k, v in value)
+    raise TypeError("no SQL literal for %r" % (value,))
+
+
+def local_frame(spark, rows, columns):
+    """A small DataFrame of ``rows`` typed by ``columns`` ("name TYPE, ..."), as an inline SQL table:
+    built and read in the JVM, so neither the driver nor the executors start a Python worker (a
+    cluster's executors need no Python for it, and a local run saves the worker's start)."""
+    specs = [c.strip().split(" ", 1) for c in _split_columns(columns)]
+    names = ["c%d" % i for i in range(len(specs))]
+    body = ", ".join("(%s)" % ", ".join(_literal(v) for v in row) for row in rows) \
+        or "(%s)" % ", ".join("NULL" for _n in names)
+    select = ", ".join("CAST(%s AS %s) AS %s" % (n, typ, name) for n, (name, typ) in zip(names, specs))
+    where = "" if rows else " WHERE false"
+    return spark.sql("SELECT %s FROM VALUES %s AS t(%s)%s" % (select, body, ", ".join(names), where))
+
+
+def _split_columns(columns):
+    """Top-level commas only: STRUCT<a: X, b: Y> keeps its own."""
+    out, depth, cur = [], 0, ""
+    for ch in columns:
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
 
 
 def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
@@ -42,20 +79,18 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     df = sparkmod.read_range(spark, bootstrap, props, topic, ranges)
-    sent_schema, spans_schema = _schemas()
-    s = spark.createDataFrame(
-        [(seq, m["partition"], m["offset"], m["key"], m["value"], list(m["headers"]),
-          m["timestamp"]) for seq, m in sorted(sent.items())], sent_schema)
+    s = local_frame(spark, [(seq, m["partition"], m["offset"], m["key"], m["value"], list(m["headers"]),
+                             m["timestamp"]) for seq, m in sorted(sent.items())], SENT_COLUMNS)
     if df is None:
-        t = spark.createDataFrame([], "seq INT, t_partition INT, t_offset LONG, t_key BINARY, t_value BINARY, "
-                                      "t_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, t_ts LONG, "
-                                      "seen_ms LONG")
+        t = local_frame(spark, [], "seq INT, t_partition INT, t_offset BIGINT, t_key BINARY, t_value BINARY, "
+                                   "t_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, t_ts BIGINT, "
+                                   "seen_ms BIGINT")
     else:
         t = (df.selectExpr("partition AS t_partition", "offset AS t_offset", "key AS t_key", "value AS t_value",
                            "headers AS t_headers", "unix_millis(timestamp) AS t_ts", _header(RUN_HEADER) + " AS run",
                            "try_cast(%s AS INT) AS seq" % _header(SEQ_HEADER))
              .where(F.col("run") == F.lit(run_id)).drop("run"))
-        sp = spark.createDataFrame(spans or [], spans_schema)
+        sp = local_frame(spark, spans or [], SPANS_COLUMNS)
         t = (t.join(F.broadcast(sp), (t.t_partition == sp.span_partition) & (t.t_offset >= sp.lo)
                     & (t.t_offset < sp.hi), "left")
              .drop("span_partition", "lo", "hi"))
@@ -93,3 +128,26 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     rows = [row.asDict(recursive=True) for row in out.orderBy("seq").collect()]
     t.unpersist()
     return rows, extra_list, extra_count
+
+
+def warm_up(spark):
+    """Run a compare-shaped query (inline tables, a join, a grouped min_by, a window) over two rows
+    and load Spark's Kafka source, while the markers replicate: a new JVM spends seconds compiling
+    and loading these on first use, and the real compare then finds them ready. Returns ``spark``."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    # spark.jars are on Spark's class loader, not the JVM's: its own lookup finds them
+    spark.sparkContext._jvm.org.apache.spark.util.Utils.classForName(  # pylint: disable=protected-access
+        "org.apache.spark.sql.kafka010.KafkaSourceProvider", True, False)
+    rows = [(i, 0, i, b"k", b"v", [(RUN_HEADER, b"r")], i) for i in range(2)]
+    s = local_frame(spark, rows, SENT_COLUMNS)
+    t = s.selectExpr("seq", "s_partition AS t_partition", "s_offset AS t_offset", "s_key AS t_key").cache()
+    agg = t.groupBy("seq").agg(F.count(F.lit(1)).alias("copies"),
+                               F.min_by(F.struct("t_partition", "t_offset"), F.struct("t_partition", "t_offset")))
+    prev = F.last(F.col("seq"), True).over(Window.partitionBy("s_partition").orderBy("s_offset")
+                                           .rowsBetween(Window.unboundedPreceding, -1))
+    s.join(agg, "seq", "left").select("seq", prev.alias("prev")).orderBy("seq").collect()
+    t.join(s, "seq", "left_anti").limit(1).collect()
+    t.unpersist()
+    return spark
+

@@ -81,10 +81,12 @@ def _cause(exc):
     return (text.strip().splitlines() or [""])[0]
 
 
-# Spark's Kafka source reads a fixed range to its end: fetches far larger than the Java client's
-# 1 MB per partition cut its round trips (bench/smoke_reconcile: about 40% less read time on
-# 1 KB records). The cluster's own client properties override them.
-READ_DEFAULTS = {"max.partition.fetch.bytes": "52428800", "fetch.max.bytes": "104857600",
+# Spark's Kafka source reads a fixed range to its end: fetches larger than the Java client's 1 MB
+# per partition cut its round trips. Not much larger: Spark caches a consumer per partition and
+# task slot, each holding a fetch, so 50/100 MB fetches ran a 1 GB driver out of heap after two
+# reconciles of 1M x 1 KB (bench/smoke_reconcile), where 8/16 MB read faster and did not. The
+# cluster's own client properties override them.
+READ_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216",
                  "max.poll.records": "10000", "receive.buffer.bytes": "4194304"}
 
 

@@ -20,9 +20,8 @@ from jobtools import JARS_DIR, MM2_FLOWS, make_config, messages
 
 # The machine has two cores and other JVMs: one small executor.
 SMALL_EXECUTOR = ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=1"]
-# Executors without Python. Reconcile is SQL built-ins only and must not need one; smoke mode does
-# (markers.compare's createDataFrame of the sent markers is a Python RDD), so its executors start
-# "python3" from the worker's PATH, as on a cluster.
+# Executors without Python: neither mode may need one (reconcile is SQL built-ins only; smoke mode's
+# markers become inline SQL tables, not a Python RDD), so cluster nodes need Java only.
 NO_EXECUTOR_PYTHON = ["--conf", "spark.pyspark.python=/nonexistent/python3"]
 
 
@@ -72,7 +71,7 @@ def smoke_run(running_mm2, spark_cluster, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("cluster-smoke")
     known = set(spark_cluster.finished_apps("mm2-smoke-smoke"))
     proc, doc, elapsed = submit(spark_cluster.url, make_config(running_mm2, tmp_path, MM2_FLOWS), tmp_path, "smoke",
-                                extra=SMALL_EXECUTOR)
+                                extra=SMALL_EXECUTOR + NO_EXECUTOR_PYTHON)
     return proc, doc, elapsed, known
 
 
