@@ -77,6 +77,8 @@ def _table_panel(ax, checks):
                      colWidths=[0.06, 0.08, 0.06, 0.40, 0.40], loc="upper left", cellLoc="left")
     table.auto_set_font_size(False)
     table.set_fontsize(8.5)
+    for cell in table.get_celld().values():
+        cell.PAD = 0.02  # matplotlib pads 10% of the width: a wide column would lose a third of its text
     for i, c in enumerate(shown, start=1):
         cell = table[i, 0]
         cell.set_facecolor(COLORS.get(c["status"], "#ffffff"))
