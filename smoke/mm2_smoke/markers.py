@@ -150,4 +150,3 @@ def warm_up(spark):
     t.join(s, "seq", "left_anti").limit(1).collect()
     t.unpersist()
     return spark
-

@@ -364,8 +364,8 @@ class SparkCluster(object):
         while time.time() < deadline:
             for name, proc in (("master", self.master), ("worker", self.worker)):
                 if proc.poll() is not None:
-                    raise RuntimeError("Spark %s exited (%s), see %s" % (name, proc.returncode,
-                                                                          os.path.join(self.tmp, name + ".log")))
+                    raise RuntimeError("Spark %s exited (%s), see %s"
+                                       % (name, proc.returncode, os.path.join(self.tmp, name + ".log")))
             try:
                 state = self.state()
                 if state.get("status") == "ALIVE" and any(w["state"] == "ALIVE" for w in state["workers"]):

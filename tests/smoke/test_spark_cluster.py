@@ -41,8 +41,8 @@ def submit(master, config, tmp_path, mode, env=None, extra=()):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False,
                           env=env or dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
     elapsed = time.time() - t0
-    sys.stderr.write("spark-submit %s: exit %d after %.1fs\n%s%s" % (mode, proc.returncode, elapsed, proc.stdout,
-                                                                    proc.stderr[-3000:]))
+    sys.stderr.write("spark-submit %s: exit %d after %.1fs\n%s%s"
+                     % (mode, proc.returncode, elapsed, proc.stdout, proc.stderr[-3000:]))
     found = sorted(report_dir.glob("mm2-smoke-%s-*.json" % mode))
     doc = json.loads(found[-1].read_text()) if found else None
     return proc, doc, elapsed

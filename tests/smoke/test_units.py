@@ -252,6 +252,7 @@ def test_a_crash_anywhere_exits_2_never_1(tmp_path, monkeypatch, capsys):
                         lambda cfg, progress, spark: {"checks": [dict(failed)], "latencies_ms": {}})
     argv = ["--config", str(cfg), "--report-dir", str(tmp_path / "r"), "--quiet"]
     assert cli.main(argv) == 1  # the replication failure itself
+
     def disk_full(doc, report_dir):
         raise OSError("disk full")
     monkeypatch.setattr(report, "write", disk_full)
