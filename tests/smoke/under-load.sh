@@ -23,7 +23,7 @@ failed=0
 for i in $(seq 1 "$runs"); do
   t0=$SECONDS
   if (cd "$clone" && bash scripts/test.sh smoke) > "$work/run-$i.log" 2>&1; then result=passed; else result=FAILED; failed=1; fi
-  echo "under-load: run $i of $runs $result in $((SECONDS - t0)) s: $(grep -E '^[0-9]+ (passed|failed)|[0-9]+ passed' "$work/run-$i.log" | tail -1)"
+  echo "under-load: run $i of $runs $result in $((SECONDS - t0)) s: $(grep -E '[0-9]+ (passed|failed).* in [0-9.]+s' "$work/run-$i.log" | tail -1)"
 done
 echo "under-load: logs in $work"
 exit $failed
