@@ -58,5 +58,6 @@ fi
 export CONTAINERS_CONF="$PWD/lab/containers.conf"
 bash lab/kafka-dist/assemble.sh
 bash lab/spark/fetch.sh
+bash lab/monitoring/fetch.sh
 bash lab/image/build.sh
 echo "bootstrap: ready in $((SECONDS - start)) s"

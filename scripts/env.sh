@@ -9,6 +9,8 @@ export ANSIBLE_FORCE_COLOR="${ANSIBLE_FORCE_COLOR:-0}"
 # install the smoke job from: they reach no package index.
 export KAFKAOPS_LAB_SPARK_WHEELS="${KAFKAOPS_LAB_SPARK_WHEELS:-$repo/.cache/wheels-spark}"
 export KAFKAOPS_LAB_SPARK_JARS="${KAFKAOPS_LAB_SPARK_JARS:-$repo/.cache/spark-jars}"
+# The Prometheus JMX exporter agent jar (lab/monitoring/fetch.sh) the lab installs offline.
+export KAFKAOPS_LAB_JMX_EXPORTER_DIR="${KAFKAOPS_LAB_JMX_EXPORTER_DIR:-$repo/.cache/jmx-exporter}"
 # The lab's Kafka archive unless the caller points at another (e.g. an Apache release).
 export KAFKA_ARCHIVE="${KAFKA_ARCHIVE:-$repo/.cache/kafka/kafka_2.13-$(sed -n "s:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p" "$repo/lab/kafka-dist/pom.xml").tgz}"
 # The lab's SSH key and client configuration (scripts/bootstrap.sh, lab/up.yml).
