@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The local demo: systemd hosts as podman containers, converged by playbooks/site.yml, then
 # replication proven by the smoke job on Spark and audited by its reconcile mode
-# (playbooks/smoke.yml, on the first MirrorMaker host; reports in ./mm2-smoke-reports).
+# (playbooks/smoke.yml, on the first MirrorMaker host; reports in ./mm2-smoke-reports), with the
+# lab's Prometheus scraping MM2 and the status table of playbooks/status.yml (./mm2-status).
 #   bash scripts/demo.sh          start (or re-converge) the lab and run the smoke job
 #   bash scripts/demo.sh down     remove it
 set -euo pipefail
@@ -17,6 +18,7 @@ fi
 start=$SECONDS
 ansible-playbook -i "$inventory" lab/up.yml
 ansible-playbook -i "$inventory" playbooks/site.yml
+ansible-playbook -i "$inventory" lab/monitoring.yml
 echo "demo: lab converged in $((SECONDS - start)) s"
 smoke=$SECONDS
 ansible-playbook -i "$inventory" playbooks/smoke.yml
@@ -24,6 +26,9 @@ echo "demo: smoke job on Spark in $((SECONDS - smoke)) s"
 reconcile=$SECONDS
 ansible-playbook -i "$inventory" playbooks/smoke.yml -e mm2_smoke_mode=reconcile
 echo "demo: reconcile on Spark in $((SECONDS - reconcile)) s"
+ansible-playbook -i "$inventory" playbooks/status.yml
+prometheus=$(awk '$1 == "Host" { h = $2 } $1 == "HostName" && h == "monitor-1" { print $2 }' "$KAFKAOPS_LAB_SSH_DIR/config")
+echo "demo: Prometheus scrapes MirrorMaker 2 at http://$prometheus:9090/targets; status in $PWD/mm2-status"
 echo "demo: converged and replication proven in $((SECONDS - start)) s; reports in $PWD/mm2-smoke-reports;" \
   "'bash scripts/demo.sh down' removes the lab"
 echo "demo: $((SECONDS - begin)) s in all, bootstrap included ($((start - begin)) s of it)"

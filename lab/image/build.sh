@@ -157,6 +157,9 @@ do
     ln -sfn /dev/null "$rootfs/etc/systemd/system/$unit"
 done
 ln -sfn /lib/systemd/system/multi-user.target "$rootfs/etc/systemd/system/default.target"
+# Prometheus runs only on the lab's monitoring host (lab/monitoring.yml enables it there); its
+# package enables it on every host otherwise.
+rm -f "$rootfs/etc/systemd/system/multi-user.target.wants/prometheus.service"
 
 # 3b. sshd, as on a datacenter host: each container makes its own host keys at boot (none are
 #     baked into the image, so no two hosts share one); pam_loginuid cannot write
