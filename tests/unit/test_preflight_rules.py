@@ -87,9 +87,17 @@ MM2_BASE = {
      "mirrormaker_jmx_users[0].acess: unknown key; did you mean 'access'?"),
     ({"mirrormaker_clusters": [{"alias": "A", "bootstrap_servers": "a:9092"}]},
      "mirrormaker_clusters: needs two or more clusters, got 1"),
+    ({"mirrormaker_jmx_exporter_enabled": True},
+     "mirrormaker_jmx_exporter_src: the JMX exporter is on but neither a controller-local jar"),
+    ({"mirrormaker_jmx_exporter_enabled": True, "mirrormaker_jmx_exporter_src": "/nonexistent/agent.jar"},
+     "mirrormaker_jmx_exporter_src: /nonexistent/agent.jar is not a file on the controller"),
+    ({"mirrormaker_jmx_exporter_enabled": True, "mirrormaker_jmx_exporter_url": "https://repo.invalid/a.jar",
+      "mirrormaker_jmx_exporter_sha256": "abc"},
+     "mirrormaker_jmx_exporter_sha256: \"abc\" is not a sha256"),
 ], ids=["heap-newline-quote", "opts-backslash", "jmx-host-quote", "jmx-host-subshell", "krb5-quote",
         "config-dir-blank", "secret-in-opts", "jmx-equals-rest", "jmx-auth-no-users", "kerberos-no-principal",
-        "keytab-missing", "login-module-choice", "login-module-missing", "top-level-typo", "jmx-user-typo", "one-cluster"])
+        "keytab-missing", "login-module-choice", "login-module-missing", "top-level-typo", "jmx-user-typo", "one-cluster",
+        "exporter-no-jar", "exporter-jar-missing", "exporter-bad-sha256"])
 def test_mirrormaker_preflight_refuses(tmp_path, variables, expected):
     result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(MM2_BASE, **variables)))
     assert result.returncode != 0
@@ -148,3 +156,77 @@ def test_unit_escapes_systemd_specifiers(tmp_path):
     assert "Description=100%% mirrored" in unit.splitlines()
     assert "EMPTY" not in unit
     assert "ReadWritePaths=/var/log/x" in unit.splitlines()
+
+
+def run_inventory_playbook(tmp_path, inventory, plays):
+    """As run_playbook, with an inventory of local hosts (the pulse checks span hosts)."""
+    inv = tmp_path / "hosts.yml"
+    inv.write_text(yaml.safe_dump(inventory, sort_keys=False))
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
+               ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json")
+    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
+    result = subprocess.run([cmd, "-i", str(inv), str(playbook)], env=env, capture_output=True, text=True,
+                            timeout=300, cwd=REPO, check=False)
+    return result, json.loads(result.stdout)
+
+
+def all_failures(report):
+    found = []
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            for res in task["hosts"].values():
+                if res.get("failed"):
+                    msg = res.get("msg")
+                    found.extend(res.get("errors") or (msg if isinstance(msg, list) else [msg]))
+    return found
+
+
+def pulse_case(tmp_path, mm2_vars=None, pulse_vars=None, pulse_group=("pulse-1",)):
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory = {"all": {"vars": local, "children": {
+        "mirrormakers": {"hosts": {"mm2-1": None, "mm2-2": (mm2_vars or {}).get("mm2-2")}},
+        "pulse": {"hosts": {h: None for h in pulse_group}},
+        "others": {"hosts": {"pulse-0": None}}}}}
+    plays = [
+        # What the preflight play does: the MirrorMaker checks on every MirrorMaker host first.
+        {"hosts": "mirrormakers", "gather_facts": True, "vars": MM2_BASE,
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.mirrormaker", "tasks_from": "preflight"}}]},
+        {"hosts": "mirrormakers", "gather_facts": False, "vars": pulse_vars or {},
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
+                    "run_once": True}]},
+    ]
+    result, report = run_inventory_playbook(tmp_path, inventory, plays)
+    return result, all_failures(report)
+
+
+def test_pulse_preflight_passes_a_consistent_inventory(tmp_path):
+    result, messages = pulse_case(tmp_path)
+    assert result.returncode == 0 and messages == [], messages
+
+
+@pytest.mark.parametrize("mm2_vars, pulse_vars, group, expected", [
+    (None, {"pulse_mm2_nodes": []}, ("pulse-1",), "pulse_mm2_nodes: empty"),
+    ({"mm2-2": {"mirrormaker_jmx_port": 9999}}, None, ("pulse-1",),
+     "pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-2 (9999)"),
+    ({"mm2-2": {"mirrormaker_jmx_enabled": False}}, None, ("pulse-1",), "mirrormaker_jmx_enabled: false on mm2-2"),
+    (None, {"pulse_hosts": ["pulse-9"]}, ("pulse-1",), "pulse_hosts: pulse-9 not a host of this inventory"),
+    (None, None, (), "pulse_hosts: no Pulse host"),
+    (None, {"pulse_mm2_hosts": ["mm2-1", "pulse-0"]}, ("pulse-1",), "pulse_mm2_hosts: pulse-0 not in the mirrormakers group"),
+    (None, {"pulse_answers": [{"prompt": "x", "answr": "y"}]}, ("pulse-1",), "pulse_answers[0].answr: unknown key"),
+    (None, {"pulse_hostname_match": "ip"}, ("pulse-1",), "pulse_hostname_match: 'ip' is not one of"),
+], ids=["no-nodes", "jmx-port-differs", "jmx-disabled", "pulse-host-unknown", "no-pulse-host", "mm2-host-unknown",
+        "answer-typo", "match-choice"])
+def test_pulse_preflight_refuses(tmp_path, mm2_vars, pulse_vars, group, expected):
+    result, messages = pulse_case(tmp_path, mm2_vars, pulse_vars, group)
+    assert result.returncode != 0
+    assert any(expected in m for m in messages), messages
+
+
+def test_pulse_preflight_never_prints_a_secret_answer(tmp_path):
+    result, messages = pulse_case(tmp_path, None, {"pulse_secret_answers": [{"prompt": "password", "answer": "pw-s3cret"}],
+                                                   "pulse_mm2_nodes": []})
+    assert result.returncode != 0 and "pulse_mm2_nodes: empty" in " ".join(messages)
+    assert "pw-s3cret" not in result.stdout + result.stderr
