@@ -10,11 +10,10 @@ kafkaops_pulse_enabled) is checked at the end.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
-from conftest import REPO, INVENTORY, hosts_of, node, targets
-
-import subprocess
+from conftest import INVENTORY, REPO, hosts_of, node, targets
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
@@ -32,8 +31,8 @@ def variants(tmp_path_factory):
     results = json.loads(out.read_text())
     for name, case in sorted(results.items()):
         r = case["result"]
-        print("%-26s %5.1f s  failed=%-5s changed=%-5s %s" % (name, case["seconds"], r.get("failed", False),
-                                                             r.get("changed"), (r.get("msg") or "")[:150]))
+        print("%-26s %5.1f s  failed=%-5s changed=%-5s %s"
+              % (name, case["seconds"], r.get("failed", False), r.get("changed"), (r.get("msg") or "")[:150]))
     return results
 
 
