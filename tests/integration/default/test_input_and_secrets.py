@@ -24,6 +24,7 @@ SECRETS = {
     "flow-property": "S3cret-flow-property",
     "jmx-user": "S3cret-jmx-user",
     "jmx-keystore": "S3cret-jmx-keystore",
+    "pulse-answer": "S3cret-pulse-answer",
 }
 
 
@@ -55,6 +56,8 @@ def secret_vars(tmp_path_factory):
         "mirrormaker_jmx_ssl": True,
         "mirrormaker_jmx_ssl_keystore": "/etc/kafka-mirrormaker/jmx.p12",
         "mirrormaker_jmx_ssl_keystore_password": SECRETS["jmx-keystore"],
+        # The check run would register with Pulse again (a new answer): its diff shows the answers.
+        "pulse_secret_answers": [{"prompt": "database password", "answer": SECRETS["pulse-answer"]}],
     }
     path.write_text(yaml.safe_dump(data))
     return path
