@@ -28,7 +28,7 @@ ansible-playbook -i "$inventory" playbooks/smoke.yml -e mm2_smoke_mode=reconcile
 echo "demo: reconcile on Spark in $((SECONDS - reconcile)) s"
 ansible-playbook -i "$inventory" playbooks/status.yml
 prometheus=$(awk '$1 == "Host" { h = $2 } $1 == "HostName" && h == "monitor-1" { print $2 }' "$KAFKAOPS_LAB_SSH_DIR/config")
-echo "demo: Prometheus scrapes MirrorMaker 2 at http://$prometheus:9090/targets; status in $PWD/mm2-status"
+echo "demo: Prometheus scrapes MirrorMaker 2 at http://$prometheus:9090/classic/targets; status in $PWD/mm2-status"
 echo "demo: converged and replication proven in $((SECONDS - start)) s; reports in $PWD/mm2-smoke-reports;" \
   "'bash scripts/demo.sh down' removes the lab"
 echo "demo: $((SECONDS - begin)) s in all, bootstrap included ($((start - begin)) s of it)"

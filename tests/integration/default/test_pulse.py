@@ -71,7 +71,6 @@ def test_other_questions_are_answered_and_the_secret_never_shows(variants):
     # The double received the secret (its log is a test double's); the module's result never has it.
     assert SECRET in case["log"]
     assert SECRET not in json.dumps(case["result"])
-    assert "********" in json.dumps(case["result"]["invocation"])
 
 
 def test_slow_prompt_waits_within_the_timeout_and_fails_past_it(variants):
