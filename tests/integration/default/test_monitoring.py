@@ -40,24 +40,28 @@ def herders_reported(mm2):
 
 @pytest.fixture(scope="module")
 def traffic(host):
-    """Records flowing A -> B for about a minute, on a new topic (mirrored: the lab's flow takes .*)."""
+    """Records flowing A -> B on a new topic (mirrored: the lab's flow takes .*). Produced only
+    once MM2 copies the topic: records written before its discovery would be copied late, and
+    that catch-up, not replication, would fill the latency window."""
     a = node(host, hosts_of("kafka_a")[0])
     topic = unique("status-probe")
+    remote = "A." + topic
     kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
           "--partitions", "2")
-    cmd = ("nohup timeout 150 %s/kafka-producer-perf-test.sh --topic %s --num-records 15000 --throughput 200 "
+
+    def copied_by_mm2():
+        return any('topic="%s"' % remote in line
+                   for h in hosts_of("mirrormakers")
+                   for line in series(http_get(node(host, h), "http://127.0.0.1:%d/metrics" % EXPORTER_PORT),
+                                      "kafka_connect_mirror_source_record_count_total"))
+
+    wait_until("%s assigned to an MM2 task (its series in an exporter)" % remote, copied_by_mm2, timeout=120, interval=5)
+    cmd = ("nohup timeout 200 %s/kafka-producer-perf-test.sh --topic %s --num-records 30000 --throughput 200 "
            "--record-size 200 --producer-props bootstrap.servers=%s >/tmp/%s.log 2>&1 &"
            % (BIN, topic, cluster_bootstrap("kafka_a"), topic))
     assert a.run(cmd).rc == 0
-    remote = "A." + topic
-    wait_until("%s mirrored by MM2 (its record count in an exporter)" % remote,
-               lambda: any(series(http_get(node(host, h), "http://127.0.0.1:%d/metrics" % EXPORTER_PORT),
-                                  'kafka_connect_mirror_source_record_count_total')
-                           and remote in http_get(node(host, h), "http://127.0.0.1:%d/metrics" % EXPORTER_PORT)
-                           for h in hosts_of("mirrormakers")),
-               timeout=120, interval=5)
     # Rates and latencies are windowed: let the window fill with the steady flow.
-    time.sleep(20)
+    time.sleep(30)
     return remote
 
 
