@@ -207,6 +207,25 @@ def test_pulse_preflight_passes_a_consistent_inventory(tmp_path):
     assert result.returncode == 0 and messages == [], messages
 
 
+def test_pulse_jmx_port_follows_the_mirrormaker_role(tmp_path):
+    # Both hosts on 9999: the default follows them; an explicit 9998 is refused.
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory = {"all": {"vars": dict(local, mirrormaker_jmx_port=9999), "children": {
+        "mirrormakers": {"hosts": {"mm2-1": None, "mm2-2": None}}, "pulse": {"hosts": {"pulse-1": None}}}}}
+    plays = [
+        {"hosts": "mirrormakers", "gather_facts": True, "vars": MM2_BASE,
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.mirrormaker", "tasks_from": "preflight"}}]},
+        {"hosts": "mirrormakers", "gather_facts": False,
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
+                    "run_once": True},
+                   {"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
+                    "run_once": True, "vars": {"pulse_mm2_jmx_port": 9998}}]},
+    ]
+    result, report = run_inventory_playbook(tmp_path, inventory, plays)
+    messages = all_failures(report)
+    assert messages == ["pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-1, mm2-2 (9999)"], messages
+
+
 @pytest.mark.parametrize("mm2_vars, pulse_vars, group, expected", [
     (None, {"pulse_mm2_nodes": []}, ("pulse-1",), "pulse_mm2_nodes: empty"),
     ({"mm2-2": {"mirrormaker_jmx_port": 9999}}, None, ("pulse-1",),
