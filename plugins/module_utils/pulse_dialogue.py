@@ -240,6 +240,8 @@ class Mm2Dialogue:
 
     def converse(self):
         pending = ""  # raw output since the last answer
+        # What the output since the last answer shows; read again only when more output comes.
+        view, key, answer, question = "", None, None, None
         last_output = last_answer = time.monotonic()
         previous, repeats = None, 0
         while True:
@@ -250,11 +252,12 @@ class Mm2Dialogue:
             if chunk:
                 pending += chunk
                 last_output = now
-            view = clean(pending[-_VIEW_MAX:])  # the question is at the end; a long log before it is not read again
-            shown = parse_hostnames(view)
-            if shown is not None:
-                self.shown = shown
-            key, answer = self.match(view)
+                view = clean(pending[-_VIEW_MAX:])  # the question is at the end; a long log before it is not read again
+                shown = parse_hostnames(view)
+                if shown is not None:
+                    self.shown = shown
+                key, answer = self.match(view)
+                question = open_question(view) if key is None else None
             if key is not None:
                 if now - last_output < _SETTLE:
                     continue
@@ -262,9 +265,9 @@ class Mm2Dialogue:
                 previous = key
                 self.answer(key, answer, repeats)
                 pending = ""
+                view, key, answer, question = "", None, None, None
                 last_output = last_answer = time.monotonic()
                 continue
-            question = open_question(view)
             if question is not None and now - last_output >= self.grace:
                 self.fail("%s asked a question nothing answers: %r (no MM2 question, answers[].prompt or "
                           "secret_answers[].prompt matches it; nothing more came for %s s). Add an answer for it "
