@@ -20,29 +20,35 @@ import yaml
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def run_playbook(tmp_path, plays):
+def run_playbook(tmp_path, plays, inventory=None):
+    """Run plays on localhost, or on the hosts of inventory (a dict) when given."""
     playbook = tmp_path / "play.yml"
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
+    if inventory is None:
+        hosts = ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable]
+    else:
+        path = tmp_path / "hosts.yml"
+        path.write_text(yaml.safe_dump(inventory, sort_keys=False))
+        hosts = ["-i", str(path)]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
                ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOCALHOST_WARNING="false",
                ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
     cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, "-i", "localhost,", "-c", "local", "-e",
-                             "ansible_python_interpreter=" + sys.executable, str(playbook)],
+    result = subprocess.run([cmd, *hosts, str(playbook)],
                             env=env, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
     return result, json.loads(result.stdout)
 
 
 def failures(report):
-    """Messages of the failed tasks (assert lists each fault in its own entry)."""
+    """Messages of the failed tasks, on any host (assert lists each fault in its own entry)."""
     found = []
     for play in report["plays"]:
         for task in play["tasks"]:
-            res = task["hosts"].get("localhost", {})
-            if res.get("failed"):
-                msg = res.get("msg")
-                found.extend(res.get("errors") or (msg if isinstance(msg, list) else [msg]))
+            for res in task["hosts"].values():
+                if res.get("failed"):
+                    msg = res.get("msg")
+                    found.extend(res.get("errors") or (msg if isinstance(msg, list) else [msg]))
     return found
 
 
@@ -158,35 +164,9 @@ def test_unit_escapes_systemd_specifiers(tmp_path):
     assert "ReadWritePaths=/var/log/x" in unit.splitlines()
 
 
-def run_inventory_playbook(tmp_path, inventory, plays):
-    """As run_playbook, with an inventory of local hosts (the pulse checks span hosts)."""
-    inv = tmp_path / "hosts.yml"
-    inv.write_text(yaml.safe_dump(inventory, sort_keys=False))
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
-               ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json")
-    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, "-i", str(inv), str(playbook)], env=env, capture_output=True, text=True,
-                            timeout=300, cwd=REPO, check=False)
-    return result, json.loads(result.stdout)
-
-
-def all_failures(report):
-    found = []
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            for res in task["hosts"].values():
-                if res.get("failed"):
-                    msg = res.get("msg")
-                    found.extend(res.get("errors") or (msg if isinstance(msg, list) else [msg]))
-    return found
-
-
-def pulse_case(tmp_path, mm2_vars=None, pulse_vars=None, pulse_group=("pulse-1",)):
+def pulse_case(tmp_path, mm2_vars=None, pulse_vars=None, pulse_group=("pulse-1",), all_vars=None):
     local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory = {"all": {"vars": local, "children": {
+    inventory = {"all": {"vars": dict(local, **(all_vars or {})), "children": {
         "mirrormakers": {"hosts": {"mm2-1": None, "mm2-2": (mm2_vars or {}).get("mm2-2")}},
         "pulse": {"hosts": {h: None for h in pulse_group}},
         "others": {"hosts": {"pulse-0": None}}}}}
@@ -198,8 +178,8 @@ def pulse_case(tmp_path, mm2_vars=None, pulse_vars=None, pulse_group=("pulse-1",
          "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
                     "run_once": True}]},
     ]
-    result, report = run_inventory_playbook(tmp_path, inventory, plays)
-    return result, all_failures(report)
+    result, report = run_playbook(tmp_path, plays, inventory)
+    return result, failures(report)
 
 
 def test_pulse_preflight_passes_a_consistent_inventory(tmp_path):
@@ -209,20 +189,10 @@ def test_pulse_preflight_passes_a_consistent_inventory(tmp_path):
 
 def test_pulse_jmx_port_follows_the_mirrormaker_role(tmp_path):
     # Both hosts on 9999: the default follows them; an explicit 9998 is refused.
-    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory = {"all": {"vars": dict(local, mirrormaker_jmx_port=9999), "children": {
-        "mirrormakers": {"hosts": {"mm2-1": None, "mm2-2": None}}, "pulse": {"hosts": {"pulse-1": None}}}}}
-    plays = [
-        {"hosts": "mirrormakers", "gather_facts": True, "vars": MM2_BASE,
-         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.mirrormaker", "tasks_from": "preflight"}}]},
-        {"hosts": "mirrormakers", "gather_facts": False,
-         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
-                    "run_once": True},
-                   {"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.pulse", "tasks_from": "preflight"},
-                    "run_once": True, "vars": {"pulse_mm2_jmx_port": 9998}}]},
-    ]
-    result, report = run_inventory_playbook(tmp_path, inventory, plays)
-    messages = all_failures(report)
+    on_9999 = {"mirrormaker_jmx_port": 9999}
+    result, messages = pulse_case(tmp_path, all_vars=on_9999)
+    assert result.returncode == 0 and messages == [], messages
+    result, messages = pulse_case(tmp_path, pulse_vars={"pulse_mm2_jmx_port": 9998}, all_vars=on_9999)
     assert messages == ["pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-1, mm2-2 (9999)"], messages
 
 
