@@ -58,6 +58,20 @@ def load_model():
     return mod
 
 
+def load_connect():
+    """(mm2_model, mm2_connect) imported as the collection's own module_utils: mm2_connect imports
+    mm2_model through the collection path (the .collections link tests/unit/conftest.py makes)."""
+    collections = os.path.join(REPO, ".collections")
+    link = os.path.join(collections, "ansible_collections", "kafkaops", "mirrormaker")
+    if not os.path.lexists(link):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(REPO, link)
+    if collections not in sys.path:
+        sys.path.insert(0, collections)
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+    return mm2_model, mm2_connect
+
+
 def find_archive():
     env = os.environ.get("KAFKA_ARCHIVE")
     if env and os.path.isfile(env):
@@ -162,6 +176,7 @@ class Lab(object):
         self.mm2_dir = None
         self.mm2_count = 0
         self.dist = None
+        self.workers = []
 
     # ------------------------------------------------------------------ brokers
     def unpack(self):
@@ -298,7 +313,54 @@ class Lab(object):
         finally:
             admin.close()
 
+    # ------------------------------------------------------------------ Connect
+    def start_connect(self, source="A", target="B", workers=1, exactly_once=False, extra=None, timeout=180):
+        """Start ``workers`` distributed Connect workers for flow source->target with the worker
+        properties the connect role renders (mm2_connect.worker_properties), next to ``target``.
+        Returns their REST base URLs once each answers GET /connectors (it joined its group)."""
+        _model, connect = load_connect()
+        names = connect.names(source, target)
+        urls = []
+        for _i in range(workers):
+            port = free_ports(1)[0]
+            d = os.path.join(self.tmp, "connect-%d" % (len(self.workers) + 1))
+            os.makedirs(d)
+            props = connect.worker_properties(
+                {"bootstrap_servers": self.bootstrap(target), "properties": {}}, names,
+                {"port": port, "advertised_host": "127.0.0.1", "bind_host": "127.0.0.1"}, exactly_once,
+                extra=extra)
+            path = os.path.join(d, "connect-distributed.properties")
+            with open(path, "w") as fh:
+                fh.write("".join("%s=%s\n" % kv for kv in props.items()))
+            env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+            out = os.path.join(d, "stdout.log")
+            proc = start_process([self.bin("connect-distributed.sh"), path], out, env=env)
+            url = "http://127.0.0.1:%d" % port
+            self.workers.append({"url": url, "proc": proc, "out": out, "dir": d, "properties": props})
+            urls.append(url)
+        for worker in self.workers[-workers:]:
+            deadline = time.time() + timeout
+            while True:
+                if worker["proc"].poll() is not None:
+                    raise RuntimeError("Connect worker exited (%s), see %s" % (worker["proc"].returncode, worker["out"]))
+                try:
+                    get_json(worker["url"] + "/connectors")
+                    break
+                except Exception:  # noqa: BLE001 - not joined yet
+                    if time.time() > deadline:
+                        raise RuntimeError("Connect worker %s did not answer within %ss, see %s"
+                                           % (worker["url"], timeout, worker["out"]))
+                    time.sleep(0.5)
+            log("Connect worker up on %s" % worker["url"])
+        return urls
+
+    def stop_connect(self):
+        for worker in self.workers:
+            stop_process(worker["proc"], 30)
+        self.workers = []
+
     def stop(self):
+        self.stop_connect()
         self.stop_mm2()
         for b in self.brokers.values():
             stop_process(b["proc"], 30)

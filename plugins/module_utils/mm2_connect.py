@@ -1,0 +1,279 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""MirrorMaker 2 as connectors on a distributed Kafka Connect cluster (pure Python, stdlib only).
+
+The disaster-recovery layout runs one Connect cluster per flow, next to the flow's target cluster.
+Everything here is derived from the same flow model as dedicated mode (``mm2_model``), so one
+inventory describes either layout:
+
+* ``names``: the one home of the naming rules (group.id, internal topics, connector names);
+* ``worker_properties``: the worker's properties, sorted;
+* ``connectors``: the MirrorSourceConnector / MirrorCheckpointConnector (/ MirrorHeartbeatConnector)
+  configs of a flow, what the Connect REST API is given;
+* ``externalize_secrets``: secret values moved into files read by Kafka's FileConfigProvider, so
+  that ``GET /connectors/<name>/config`` shows ``${file:<path>:<key>}`` and never a password;
+* ``check_*``: refusals with the variable at fault named, before any host or REST call.
+
+Facts relied on (Apache Kafka 4.x, ``connect/mirror`` and ``connect/runtime``):
+
+* a MirrorMaker connector takes its clients' settings from ``source.cluster.*`` and
+  ``target.cluster.*``, and any ``consumer.*`` key reaches the source consumer
+  (``MirrorSourceConfig.sourceConsumerConfig``);
+* ``MirrorSourceConnector.exactlyOnceSupport`` answers SUPPORTED only with
+  ``consumer.isolation.level=read_committed``; the connector cannot define transaction
+  boundaries, so ``transaction.boundary`` is ``poll`` or ``interval``;
+* the worker writes source records with its own producer, so the worker's ``bootstrap.servers``
+  is the target cluster, and its clients are configured from top-level, ``producer.``,
+  ``consumer.`` and ``admin.`` keys;
+* ``AbstractHerder`` puts the ``${provider:path:key}`` references back into task configs it
+  shows, so a secret read through a config provider stays out of the REST API.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import is_secret_key, is_secret_value
+
+MIRROR_PACKAGE = "org.apache.kafka.connect.mirror."
+CONNECTOR_KINDS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
+BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
+FILE_PROVIDER = "org.apache.kafka.common.config.provider.FileConfigProvider"
+# The keys that must agree between the connectors of one flow: the checkpoint connector finds the
+# source connector's offset syncs and remote topics through them.
+FLOW_SHARED_KEYS = ("replication.policy.class", "replication.policy.separator",
+                    "replication.policy.internal.topic.separator.enabled",
+                    "offset-syncs.topic.location", "topics", "topics.exclude")
+# Worker settings: given in mirrormaker_properties for dedicated mode, never part of a connector.
+WORKER_KEYS = re.compile(r"^(listeners|rest\..*|admin\.listeners|plugin\..*|group\.id|(config|offset|status)\.storage\..*"
+                         r"|(key|value|header)\.converter(\..*)?|exactly\.once\.source\.support|offset\.flush\..*"
+                         r"|scheduled\.rebalance\.max\.delay\.ms|config\.providers(\..*)?|connector\.client\.config\.override\.policy"
+                         r"|dedicated\.mode\..*)$")
+# Client settings a worker needs to reach a secured target cluster.
+CLIENT_KEY = re.compile(r"^(security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup)$")
+# -1: the broker's default.replication.factor (KIP-464), right for any cluster size.
+RF_DEFAULTS = OrderedDict([("replication.factor", "-1"), ("offset-syncs.topic.replication.factor", "-1"),
+                           ("checkpoints.topic.replication.factor", "-1"),
+                           ("heartbeats.topic.replication.factor", "-1")])
+LAYOUT_DEFAULTS = OrderedDict([("offset-syncs.topic.location", "target"),
+                               ("heartbeats.replication.enabled", "false")])
+TRANSACTION_BOUNDARIES = ("poll", "interval")
+_NAME_BAD = re.compile(r"[/\s\\?#%]|[\x00-\x1f\x7f]")
+
+
+# ------------------------------------------------------------------------ naming
+
+
+def flow_slug(source, target):
+    return "%s-to-%s" % (source, target)
+
+
+def connector_name(source, target, kind):
+    """``<SOURCE>-to-<TARGET>-<Connector>``, e.g. ``A-to-B-MirrorSourceConnector``."""
+    return "%s-%s" % (flow_slug(source, target), kind)
+
+
+def names(source, target, group_id="", topic_prefix=""):
+    """group.id and internal topic names of the Connect cluster that runs flow source->target."""
+    slug = "connect-mirrormaker-" + flow_slug(source, target)
+    prefix = topic_prefix or "__" + slug
+    return OrderedDict([("group_id", group_id or slug),
+                        ("offsets", prefix + "-offsets"),
+                        ("configs", prefix + "-configs"),
+                        ("status", prefix + "-status")])
+
+
+def connector_name_fault(name, path):
+    """A refusal for a name the REST path cannot carry as it is, or None."""
+    if not name or _NAME_BAD.search(name):
+        return ("%s: connector name %r must be non-empty, without '/', blanks, '\\', '?', '#' or '%%' "
+                "(it is a path segment of the Connect REST API)" % (path, name))
+    return None
+
+
+# ------------------------------------------------------------------------ worker
+
+
+def worker_properties(target_client, cluster_names, rest, exactly_once, defaults=None, extra=None):
+    """The worker's properties, sorted.
+
+    target_client: {bootstrap_servers, properties} of the target cluster (mm2_model clients());
+    rest: {port, advertised_host, bind_host}; defaults then extra on top of the role's keys.
+    """
+    out = {
+        "bootstrap.servers": target_client["bootstrap_servers"],
+        "group.id": cluster_names["group_id"],
+        "plugin.discovery": "service_load",
+        "key.converter": BYTE_ARRAY_CONVERTER,
+        "value.converter": BYTE_ARRAY_CONVERTER,
+        "header.converter": BYTE_ARRAY_CONVERTER,
+        "offset.storage.topic": cluster_names["offsets"],
+        "config.storage.topic": cluster_names["configs"],
+        "status.storage.topic": cluster_names["status"],
+        "offset.storage.replication.factor": "-1",
+        "config.storage.replication.factor": "-1",
+        "status.storage.replication.factor": "-1",
+        "listeners": "http://%s:%s" % (rest.get("bind_host", ""), rest["port"]),
+        "rest.advertised.listener": "http",
+        "rest.advertised.host.name": rest["advertised_host"],
+        "rest.advertised.port": str(rest["port"]),
+        "config.providers": "file",
+        "config.providers.file.class": FILE_PROVIDER,
+    }
+    if exactly_once:
+        out["exactly.once.source.support"] = "enabled"
+    for key, value in target_client.get("properties", {}).items():
+        if CLIENT_KEY.match(key):
+            for prefix in ("", "producer.", "consumer.", "admin."):
+                out[prefix + key] = mm2_model.render_value(value)
+    for layer in (defaults or {}, extra or {}):
+        for key, value in layer.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = mm2_model.render_value(value)
+    return OrderedDict((k, out[k]) for k in sorted(out))
+
+
+# -------------------------------------------------------------------- connectors
+
+
+def _flow(model, source, target):
+    for flow in model.flows:
+        if flow["source"] == source and flow["target"] == target:
+            return flow
+    return None
+
+
+def connectors(model, source, target, heartbeat=False, overrides=None):
+    """OrderedDict connector name -> config (sorted, string values) of flow source->target.
+
+    Every connector of a flow gets the flow's whole configuration, as dedicated mode gives it
+    (MirrorMakerConfig.connectorBaseConfig): global keys, the flow's defaults, its properties
+    and fields; then the layout's defaults where nothing was set; then ``overrides[kind]``.
+    """
+    model.raise_if_invalid()
+    flow = _flow(model, source, target)
+    if flow is None:
+        raise ValueError("no flow %s->%s in mirrormaker_flows" % (source, target))
+    base = OrderedDict()
+    for scope in (model.global_props, model.flow_defaults, flow["properties"], flow["fields"]):
+        for key, value in scope.items():
+            if not WORKER_KEYS.match(key):
+                base[key] = mm2_model.render_value(value)
+    base["replication.policy.class"] = flow["policy"]
+    for key, value in list(RF_DEFAULTS.items()) + list(LAYOUT_DEFAULTS.items()):
+        base.setdefault(key, value)
+    base["source.cluster.alias"] = source
+    base["target.cluster.alias"] = target
+    for end, alias in (("source", source), ("target", target)):
+        cluster = model.clusters[alias]
+        base["%s.cluster.bootstrap.servers" % end] = ",".join(cluster["bootstrap_servers"])
+        for key, value in cluster["properties"].items():
+            if not WORKER_KEYS.match(key):
+                base["%s.cluster.%s" % (end, key)] = mm2_model.render_value(value)
+    if model.exactly_once:
+        base.setdefault("consumer.isolation.level", "read_committed")
+    overrides = overrides or {}
+    result = OrderedDict()
+    kinds = CONNECTOR_KINDS if heartbeat else CONNECTOR_KINDS[:2]
+    for kind in kinds:
+        config = OrderedDict(base)
+        config["connector.class"] = MIRROR_PACKAGE + kind
+        if kind == "MirrorSourceConnector" and model.exactly_once:
+            config.setdefault("exactly.once.support", "required")
+            config.setdefault("transaction.boundary", "poll")
+        for key, value in (overrides.get(kind) or {}).items():
+            if value is None:
+                config.pop(key, None)
+            else:
+                config[str(key)] = mm2_model.render_value(value)
+        result[connector_name(source, target, kind)] = OrderedDict((k, config[k]) for k in sorted(config))
+    return result
+
+
+def check_connectors(configs, worker_exactly_once, overrides_var, eos_var):
+    """Refusals for the connector configs of one flow (connectors() output), naming the variable."""
+    errors = []
+    by_kind = OrderedDict((cfg["connector.class"].rsplit(".", 1)[-1], cfg) for cfg in configs.values())
+    for name in configs:
+        fault = connector_name_fault(name, overrides_var)
+        if fault:
+            errors.append(fault)
+    src = by_kind.get("MirrorSourceConnector")
+    chk = by_kind.get("MirrorCheckpointConnector")
+    if src is not None and chk is not None:
+        for key in FLOW_SHARED_KEYS:
+            if src.get(key) != chk.get(key):
+                errors.append("%s: MirrorSourceConnector and MirrorCheckpointConnector of one flow must agree on %r "
+                              "(%r vs %r): the checkpoints are found through it"
+                              % (overrides_var, key, src.get(key), chk.get(key)))
+    for kind, cfg in by_kind.items():
+        support = cfg.get("exactly.once.support", "requested")
+        if support == "required" and not worker_exactly_once:
+            errors.append("%s: %s asks for exactly.once.support=required but the workers do not enable "
+                          "exactly.once.source.support; set %s: true" % (overrides_var, kind, eos_var))
+        if support == "required" and cfg.get("consumer.isolation.level") != "read_committed":
+            errors.append("%s: %s with exactly.once.support=required needs consumer.isolation.level="
+                          "read_committed (MirrorSourceConnector refuses exactly-once otherwise)" % (overrides_var, kind))
+        boundary = cfg.get("transaction.boundary")
+        if boundary is not None and boundary not in TRANSACTION_BOUNDARIES:
+            errors.append("%s: %s transaction.boundary=%r; MirrorMaker connectors support %s"
+                          % (overrides_var, kind, boundary, " or ".join(TRANSACTION_BOUNDARIES)))
+    return errors
+
+
+def check_clusters(workers):
+    """Refusals for Connect clusters that would share state on one Kafka cluster.
+
+    workers: list of {host, flow, target_bootstrap, names} (names() output), one per worker host.
+    Workers of the same flow are one Connect cluster and must agree; different flows on the same
+    target cluster must not share a group.id or an internal topic.
+    """
+    errors = []
+    clusters = OrderedDict()
+    for worker in workers:
+        first = clusters.setdefault(worker["flow"], worker)
+        if first is not worker and (first["names"] != worker["names"]
+                                    or first["target_bootstrap"] != worker["target_bootstrap"]):
+            errors.append("connect_group_id/connect_internal_topic_prefix: hosts %s and %s run flow %s as one "
+                          "Connect cluster but disagree on its group.id, internal topics or target cluster"
+                          % (first["host"], worker["host"], worker["flow"]))
+    flows = list(clusters.values())
+    for i, one in enumerate(flows):
+        for other in flows[i + 1:]:
+            if not set(one["target_bootstrap"].split(",")) & set(other["target_bootstrap"].split(",")):
+                continue
+            shared = sorted(set(one["names"].values()) & set(other["names"].values()))
+            if shared:
+                errors.append("connect_group_id/connect_internal_topic_prefix: the Connect clusters of flows %s "
+                              "(host %s) and %s (host %s) share %s on one Kafka cluster"
+                              % (one["flow"], one["host"], other["flow"], other["host"], ", ".join(shared)))
+    return errors
+
+
+# ----------------------------------------------------------------------- secrets
+
+
+def externalize_secrets(configs, secrets_dir):
+    """(configs with secrets replaced by FileConfigProvider references, files).
+
+    files: OrderedDict path -> OrderedDict key -> value, one file per connector; the role writes
+    them 0600 for the service user. A value that already is a config provider reference stays.
+    """
+    out = OrderedDict()
+    files = OrderedDict()
+    for name, config in configs.items():
+        path = "%s/%s.properties" % (secrets_dir.rstrip("/"), name)
+        new = OrderedDict()
+        for key, value in config.items():
+            if value and not value.startswith("${") and (is_secret_key(key) or is_secret_value(value)):
+                files.setdefault(path, OrderedDict())[key] = value
+                new[key] = "${file:%s:%s}" % (path, key)
+            else:
+                new[key] = value
+        out[name] = new
+    return out, files
