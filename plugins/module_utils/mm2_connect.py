@@ -277,3 +277,73 @@ def externalize_secrets(configs, secrets_dir):
                 new[key] = value
         out[name] = new
     return out, files
+
+
+# -------------------------------------------------------------------------- plan
+
+
+def plan(clusters, flows, properties, options, source, target, settings):
+    """Everything the connect role renders and applies for one worker, or the errors.
+
+    settings: group_id, topic_prefix, rest {port, advertised_host, bind_host}, worker_defaults,
+    worker_properties, connector_properties (per kind), secrets_dir, and the variable names the
+    messages cite (flows_var, overrides_var, eos_var).
+    """
+    result = OrderedDict([("errors", []), ("names", None), ("worker_properties", None),
+                          ("connectors", OrderedDict()), ("secret_files", OrderedDict()), ("flow", None)])
+    model = mm2_model.load(clusters, flows, properties, options)
+    if model.errors:
+        result["errors"] = list(model.errors)
+        return result
+    flow = _flow(model, source, target)
+    if flow is None:
+        known = ", ".join(f["name"] for f in model.flows) or "none"
+        result["errors"].append("connect_source/connect_target: %s->%s is not a flow of %s (flows: %s)"
+                                % (source, target, settings.get("flows_var", "connect_flows"), known))
+        return result
+    if not flow["enabled"]:
+        result["errors"].append("%s.enabled: flow %s is disabled but hosts of connect_workers run it"
+                                % (flow["path"], flow["name"]))
+        return result
+    effective = [f for f in model.effective_flows() if f["name"] == flow["name"]][0]
+    result["flow"] = mm2_model.plain(effective)
+    result["names"] = names(source, target, settings.get("group_id", ""), settings.get("topic_prefix", ""))
+    worker = worker_properties(model.clients()[target], result["names"], settings["rest"],
+                               model.exactly_once, settings.get("worker_defaults"),
+                               settings.get("worker_properties"))
+    result["worker_properties"] = worker
+    overrides = settings.get("connector_properties") or {}
+    overrides_var = settings.get("overrides_var", "connect_connector_properties")
+    for kind in overrides:
+        if kind not in CONNECTOR_KINDS:
+            result["errors"].append(mm2_model.unknown_key_message(overrides_var, kind, CONNECTOR_KINDS))
+    configs = connectors(model, source, target, heartbeat=effective["emit_heartbeats"], overrides=overrides)
+    worker_eos = worker.get("exactly.once.source.support") == "enabled"
+    result["errors"].extend(check_connectors(configs, worker_eos, overrides_var,
+                                             settings.get("eos_var", "connect_exactly_once")))
+    if model.exactly_once and not worker_eos:
+        result["errors"].append("connect_worker_properties: exactly.once.source.support is turned off while "
+                                "%s is true" % settings.get("eos_var", "connect_exactly_once"))
+    result["connectors"], result["secret_files"] = externalize_secrets(configs, settings["secrets_dir"])
+    return result
+
+
+def unhealthy(status):
+    """Why a worker's GET /connectors?expand=status answer is not healthy; empty when it is.
+
+    A connector counts when it runs (or was paused or stopped on purpose) and none of its tasks
+    failed or is unassigned; a connector with no task is fine (no topic matched yet).
+    """
+    reasons = []
+    if not isinstance(status, dict):
+        return ["no status from the worker"]
+    for name in sorted(status):
+        entry = (status[name] or {}).get("status", {})
+        state = entry.get("connector", {}).get("state")
+        if state not in ("RUNNING", "PAUSED", "STOPPED"):
+            reasons.append("%s is %s" % (name, state))
+        for task in entry.get("tasks", []):
+            if task.get("state") not in ("RUNNING", "PAUSED"):
+                reasons.append("%s task %s is %s on %s" % (name, task.get("id"), task.get("state"),
+                                                           task.get("worker_id")))
+    return reasons

@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Kafka Connect layout filters: thin wrappers over plugins/module_utils/mm2_connect.py.
+
+``connect_plan(clusters, flows, properties, options, source, target, settings)``
+    What the connect role renders and applies on a worker: names, worker properties, connector
+    configs (secrets as FileConfigProvider references), the secret files, the errors.
+``connect_cluster_faults(workers)``
+    Connect clusters that would share a group.id or internal topics on one Kafka cluster.
+``connect_unhealthy(status)``
+    Why a worker's ``GET /connectors?expand=status`` answer is not healthy (empty: healthy).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+
+
+def connect_plan(clusters, flows, properties, options, source, target, settings):
+    """The worker's plan (mapping); ``errors`` lists every fault."""
+    return mm2_model.plain(mm2_connect.plan(clusters, flows, properties, options, source, target, settings))
+
+
+def connect_cluster_faults(workers):
+    """List of faults, each naming the variables."""
+    return mm2_connect.check_clusters(workers)
+
+
+def connect_unhealthy(status):
+    """List of reasons; empty when every connector and task runs."""
+    return mm2_connect.unhealthy(status)
+
+
+class FilterModule(object):
+    """Kafka Connect layout filters."""
+
+    def filters(self):
+        return {
+            "connect_plan": connect_plan,
+            "connect_cluster_faults": connect_cluster_faults,
+            "connect_unhealthy": connect_unhealthy,
+        }

@@ -1,0 +1,145 @@
+"""The disaster-recovery layout on real hosts: two Connect workers next to cluster B run flow A->B
+as MirrorSourceConnector and MirrorCheckpointConnector (IdentityReplicationPolicy, exactly-once),
+created by playbooks/disaster_recovery.yml through the Connect REST API.
+
+Everything is asked of the real parts: the workers' REST API, the brokers' own tools, systemd.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from conftest import REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, produce, targets, unique, wait_until
+
+testinfra_hosts = targets("connect_workers")[:1]
+
+SECRET = "lab-dr-truststore-secret"
+SOURCE = "A-to-B-MirrorSourceConnector"
+CHECKPOINT = "A-to-B-MirrorCheckpointConnector"
+
+
+def rest(host, path):
+    """GET on the worker's REST API from the worker itself."""
+    code = ("import json,urllib.request;"
+            "print(urllib.request.urlopen('http://127.0.0.1:8083%s', timeout=20).read().decode())" % path)
+    result = host.run("python3 -c %s" % shlex.quote(code))
+    assert result.rc == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def a_host(host):
+    return node(host, hosts_of("kafka_a")[0])
+
+
+def b_host(host):
+    return node(host, hosts_of("kafka_b")[0])
+
+
+def group_offsets(host, bootstrap, group):
+    """{(topic, partition): committed offset} of `group` on the cluster behind `bootstrap`."""
+    out = kafka(host, "kafka-consumer-groups.sh", "--bootstrap-server", bootstrap, "--describe", "--group", group,
+                check=False).stdout
+    offsets = {}
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 4 and cols[0] == group and cols[3].isdigit():
+            offsets[(cols[1], int(cols[2]))] = int(cols[3])
+    return offsets
+
+
+def test_every_connector_and_task_runs_and_both_workers_joined(host):
+    status = rest(host, "/connectors?expand=status")
+    assert sorted(status) == sorted([SOURCE, CHECKPOINT])
+    for name, entry in status.items():
+        assert entry["status"]["connector"]["state"] == "RUNNING", name
+        assert all(t["state"] == "RUNNING" for t in entry["status"]["tasks"]), entry
+    # Both workers serve the same Connect cluster: each answers with the other's view.
+    other = node(host, hosts_of("connect_workers")[1])
+    assert sorted(rest(other, "/connectors")) == sorted(status)
+
+
+def test_worker_properties_follow_the_layout(host):
+    props = host.file("/etc/kafka-connect/connect-distributed.properties")
+    assert (props.user, props.group, oct(props.mode)) == ("root", "kafka", "0o640")
+    text = props.content_string
+    for line in ("group.id=connect-mirrormaker-A-to-B", "plugin.discovery=service_load",
+                 "config.storage.topic=__connect-mirrormaker-A-to-B-configs",
+                 "offset.storage.topic=__connect-mirrormaker-A-to-B-offsets",
+                 "status.storage.topic=__connect-mirrormaker-A-to-B-status",
+                 "config.storage.replication.factor=-1", "exactly.once.source.support=enabled",
+                 "key.converter=org.apache.kafka.connect.converters.ByteArrayConverter"):
+        assert line in text.splitlines(), line
+    names = kafka(b_host(host), "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--list").stdout.split()
+    assert {"__connect-mirrormaker-A-to-B-offsets", "__connect-mirrormaker-A-to-B-configs",
+            "__connect-mirrormaker-A-to-B-status"} <= set(names)
+
+
+def test_no_password_through_the_rest_api(host):
+    """The secret reaches the connectors only through the FileConfigProvider: neither their configs
+    nor their task configs show it, and only the service user can read the file that holds it."""
+    for name in rest(host, "/connectors"):
+        config = rest(host, "/connectors/%s/config" % name)
+        tasks = rest(host, "/connectors/%s/tasks" % name)
+        assert SECRET not in json.dumps(config) + json.dumps(tasks), name
+        ref = config["source.cluster.ssl.truststore.password"]
+        assert re.match(r"^\$\{file:/etc/kafka-connect/secrets/%s\.properties:source\.cluster\.ssl\.truststore\.password\}$"
+                        % re.escape(name), ref), ref
+        secret_file = host.file("/etc/kafka-connect/secrets/%s.properties" % name)
+        assert (secret_file.user, oct(secret_file.mode)) == ("kafka", "0o600")
+        assert SECRET in host.run("cat %s" % secret_file.path).stdout
+
+
+def test_identity_exactly_once_every_record_once_on_b(host):
+    topic = unique("dr-eos")
+    a, b = a_host(host), b_host(host)
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
+          "--partitions", "2", "--replication-factor", "1")
+    lines = ["%s-%04d" % (topic, i) for i in range(300)]
+    produce(a, cluster_bootstrap("kafka_a"), topic, lines)
+    # The same name on B (IdentityReplicationPolicy), read as an application would after failover.
+    seen = wait_until("%s on B with 300 records (read_committed)" % topic, lambda: (
+        lambda got: got if len(got) >= 300 else None)(
+        kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
+              "--from-beginning", "--timeout-ms", "10000", "--isolation-level", "read_committed",
+              timeout=60, check=False).stdout.split()), timeout=240, interval=5)
+    assert sorted(seen) == lines, "each record exactly once on B"
+    # Exactly-once is what the source connector runs with, not only what was asked.
+    config = rest(host, "/connectors/%s/config" % SOURCE)
+    assert (config["exactly.once.support"], config["consumer.isolation.level"]) == ("required", "read_committed")
+
+
+def test_group_offsets_on_a_appear_translated_on_b(host):
+    """A group that consumed part of a topic on A resumes on B without losing a record and re-reads
+    at most what lies between two offset syncs (offset.lag.max, 100 by default)."""
+    topic, group = unique("dr-grp"), unique("dr-g")
+    a, b = a_host(host), b_host(host)
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
+          "--partitions", "1", "--replication-factor", "1")
+    lines = ["%s-%04d" % (topic, i) for i in range(400)]
+    produce(a, cluster_bootstrap("kafka_a"), topic, lines)
+    consumed = kafka(a, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--topic", topic,
+                     "--group", group, "--max-messages", "250", "--timeout-ms", "60000",
+                     "--consumer-property", "auto.offset.reset=earliest", timeout=120).stdout.split()
+    assert len(consumed) == 250
+    translated = wait_until("offsets of %s translated on B" % group,
+                            lambda: group_offsets(b, cluster_bootstrap("kafka_b"), group), timeout=180, interval=5)
+    assert list(translated) == [(topic, 0)]
+    rest_of_it = kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
+                       "--group", group, "--timeout-ms", "15000", "--isolation-level", "read_committed",
+                       timeout=120, check=False).stdout.split()
+    assert set(consumed) | set(rest_of_it) == set(lines), "no record lost across the failover"
+    reread = set(consumed) & set(rest_of_it)
+    print("group %s: translated %s, re-read %d records on B" % (group, translated, len(reread)))
+    assert len(reread) <= 100
+
+
+def test_rolling_restart_of_the_workers_keeps_the_connectors_running(host):
+    result = ansible_playbook(REPO / "playbooks" / "restart.yml", "--limit", "connect_workers")
+    assert result.returncode == 0, result.stdout[-3000:]
+    restarted = re.findall(r"Restart the service on (\S+)", result.stdout)
+    assert sorted(set(restarted)) == sorted(hosts_of("connect_workers"))
+    status = rest(host, "/connectors?expand=status")
+    assert all(e["status"]["connector"]["state"] == "RUNNING" for e in status.values())
+    assert all(t["state"] == "RUNNING" for e in status.values() for t in e["status"]["tasks"])

@@ -1,0 +1,160 @@
+# -*- coding: utf-8 -*-
+"""The Connect layout derived from the flow model: names, worker properties, connector configs,
+secrets moved to FileConfigProvider files, and the refusals (each naming the variable)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+
+JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="mm2" password="s3cret";'
+CLUSTERS = [
+    {"alias": "A", "bootstrap_servers": ["a1:9092", "a2:9092"],
+     "properties": {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config": JAAS,
+                    "config.storage.replication.factor": -1}},
+    {"alias": "B", "bootstrap_servers": "b1:9092",
+     "properties": {"security.protocol": "SASL_SSL", "ssl.truststore.password": "tspass"}},
+]
+FLOWS = [{"source": "A", "target": "B", "replication_policy": "identity", "topics": ["orders.*"],
+          "groups": ["billing"], "emit_heartbeats": False, "sync_group_offsets": True}]
+REST = {"port": 8083, "advertised_host": "w1.example", "bind_host": ""}
+
+
+def settings(**extra):
+    base = {"rest": REST, "secrets_dir": "/etc/kafka-connect/secrets", "worker_defaults": {}, "worker_properties": {},
+            "connector_properties": {}}
+    base.update(extra)
+    return base
+
+
+def plan(flows=None, eos=True, properties=None, **extra):
+    return mm2_connect.plan(CLUSTERS, flows or FLOWS, properties or {"listeners": "http://x:1", "refresh.topics.interval.seconds": 30},
+                            {"exactly_once": eos, "flow_defaults": {"tasks.max": 4}}, "A", "B", settings(**extra))
+
+
+def test_naming_rules_have_one_home():
+    assert mm2_connect.connector_name("A", "B", "MirrorSourceConnector") == "A-to-B-MirrorSourceConnector"
+    assert mm2_connect.names("A", "B") == {
+        "group_id": "connect-mirrormaker-A-to-B",
+        "offsets": "__connect-mirrormaker-A-to-B-offsets",
+        "configs": "__connect-mirrormaker-A-to-B-configs",
+        "status": "__connect-mirrormaker-A-to-B-status"}
+    assert mm2_connect.names("A", "B", "g", "p")["status"] == "p-status"
+
+
+def test_source_and_checkpoint_connectors_from_the_flow_model():
+    result = plan()
+    assert result["errors"] == []
+    assert list(result["connectors"]) == ["A-to-B-MirrorSourceConnector", "A-to-B-MirrorCheckpointConnector"]
+    src = result["connectors"]["A-to-B-MirrorSourceConnector"]
+    assert src["replication.policy.class"] == mm2_model.IDENTITY_POLICY
+    assert (src["source.cluster.alias"], src["target.cluster.alias"]) == ("A", "B")
+    assert src["source.cluster.bootstrap.servers"] == "a1:9092,a2:9092"
+    assert src["offset-syncs.topic.location"] == "target"
+    assert src["heartbeats.replication.enabled"] == "false"
+    assert src["replication.factor"] == "-1"
+    assert (src["exactly.once.support"], src["consumer.isolation.level"], src["transaction.boundary"]) == (
+        "required", "read_committed", "poll")
+    assert src["topics"] == "orders.*" and src["refresh.topics.interval.seconds"] == "30"
+    # Worker keys given for dedicated mode never reach a connector.
+    assert "listeners" not in src and "source.cluster.config.storage.replication.factor" not in src
+    chk = result["connectors"]["A-to-B-MirrorCheckpointConnector"]
+    assert chk["groups"] == "billing" and chk["sync.group.offsets.enabled"] == "true"
+    assert "exactly.once.support" not in chk
+    assert list(src) == sorted(src)
+
+
+def test_heartbeat_connector_when_the_flow_emits_heartbeats():
+    flows = [dict(FLOWS[0], emit_heartbeats=True)]
+    assert "A-to-B-MirrorHeartbeatConnector" in plan(flows)["connectors"]
+
+
+def test_secrets_go_to_provider_files_never_into_the_connector_config():
+    result = plan()
+    src = result["connectors"]["A-to-B-MirrorSourceConnector"]
+    path = "/etc/kafka-connect/secrets/A-to-B-MirrorSourceConnector.properties"
+    assert src["source.cluster.sasl.jaas.config"] == "${file:%s:source.cluster.sasl.jaas.config}" % path
+    assert src["target.cluster.ssl.truststore.password"] == "${file:%s:target.cluster.ssl.truststore.password}" % path
+    assert "s3cret" not in repr(result["connectors"]) and "tspass" not in repr(result["connectors"])
+    assert result["secret_files"][path] == {"source.cluster.sasl.jaas.config": JAAS,
+                                            "target.cluster.ssl.truststore.password": "tspass"}
+
+
+def test_worker_properties_of_the_layout():
+    worker = plan()["worker_properties"]
+    assert list(worker) == sorted(worker)
+    assert worker["bootstrap.servers"] == "b1:9092"
+    assert worker["group.id"] == "connect-mirrormaker-A-to-B"
+    assert worker["plugin.discovery"] == "service_load"
+    assert worker["key.converter"] == worker["value.converter"] == mm2_connect.BYTE_ARRAY_CONVERTER
+    assert worker["config.storage.replication.factor"] == "-1"
+    assert worker["exactly.once.source.support"] == "enabled"
+    assert worker["listeners"] == "http://:8083" and worker["rest.advertised.host.name"] == "w1.example"
+    assert worker["config.providers.file.class"] == mm2_connect.FILE_PROVIDER
+    # The target's client security reaches the worker's own clients under every prefix.
+    for prefix in ("", "producer.", "consumer.", "admin."):
+        assert worker[prefix + "security.protocol"] == "SASL_SSL"
+    assert "exactly.once.source.support" not in plan(eos=False)["worker_properties"]
+
+
+@pytest.mark.parametrize("overrides, fragment", [
+    ({"MirrorCheckpointConnector": {"offset-syncs.topic.location": "source"}}, "'offset-syncs.topic.location'"),
+    ({"MirrorCheckpointConnector": {"replication.policy.class": mm2_model.DEFAULT_POLICY}}, "'replication.policy.class'"),
+    ({"MirrorSourceConnector": {"replication.policy.separator": "_"}}, "'replication.policy.separator'"),
+    ({"MirrorSourceConnector": {"topics": "other"}}, "'topics'"),
+    ({"MirrorSourceConnector": {"transaction.boundary": "connector"}}, "transaction.boundary='connector'"),
+    ({"MirrorSourceConnector": {"consumer.isolation.level": "read_uncommitted"}}, "read_committed"),
+    ({"MirrorSourcConnector": {"tasks.max": 1}}, "did you mean 'MirrorSourceConnector'"),
+])
+def test_refused_connector_settings_name_the_variable(overrides, fragment):
+    errors = plan(connector_properties=overrides)["errors"]
+    assert errors and all(e.startswith("connect_connector_properties") for e in errors), errors
+    assert any(fragment in e for e in errors), errors
+
+
+def test_exactly_once_on_a_connector_needs_the_workers_support():
+    errors = plan(eos=False, connector_properties={"MirrorSourceConnector": {
+        "exactly.once.support": "required", "consumer.isolation.level": "read_committed"}})["errors"]
+    assert errors == ["connect_connector_properties: MirrorSourceConnector asks for exactly.once.support=required but "
+                      "the workers do not enable exactly.once.source.support; set connect_exactly_once: true"]
+    errors = plan(worker_properties={"exactly.once.source.support": None})["errors"]
+    assert any(e.startswith("connect_worker_properties: exactly.once.source.support is turned off") for e in errors)
+
+
+@pytest.mark.parametrize("name", ["A/B", "A to B", "", "a\tb"])
+def test_connector_names_the_rest_path_cannot_carry(name):
+    assert mm2_connect.connector_name_fault(name, "connect_source")
+
+
+def test_a_flow_that_does_not_exist_or_is_disabled():
+    assert plan(flows=[{"source": "B", "target": "A"}])["errors"] == [
+        "connect_source/connect_target: A->B is not a flow of connect_flows (flows: B->A)"]
+    assert "is disabled" in plan(flows=[dict(FLOWS[0], enabled=False)])["errors"][0]
+
+
+def _worker(host, flow, bootstrap="b1:9092", **names):
+    source, target = flow.split("->")
+    return {"host": host, "flow": flow, "target_bootstrap": bootstrap,
+            "names": dict(mm2_connect.names(source, target, names.get("group_id", ""), names.get("prefix", "")))}
+
+
+def test_connect_clusters_sharing_state_on_one_kafka_cluster_are_refused():
+    assert mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w2", "A->B"), _worker("w3", "C->B")]) == []
+    shared = mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w3", "C->B", group_id="connect-mirrormaker-A-to-B")])
+    assert len(shared) == 1 and "share connect-mirrormaker-A-to-B" in shared[0]
+    # The same names on another Kafka cluster share nothing.
+    assert mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w3", "C->D", bootstrap="d1:9092",
+                                                                       group_id="connect-mirrormaker-A-to-B")]) == []
+    split = mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w2", "A->B", group_id="other")])
+    assert len(split) == 1 and "disagree" in split[0]
+
+
+def test_health_of_a_worker():
+    ok = {"c": {"status": {"connector": {"state": "RUNNING"}, "tasks": [{"id": 0, "state": "RUNNING"}]}},
+          "d": {"status": {"connector": {"state": "RUNNING"}, "tasks": []}}}
+    assert mm2_connect.unhealthy(ok) == []
+    bad = {"c": {"status": {"connector": {"state": "RUNNING"},
+                            "tasks": [{"id": 1, "state": "FAILED", "worker_id": "w1:8083"}]}}}
+    assert mm2_connect.unhealthy(bad) == ["c task 1 is FAILED on w1:8083"]
+    assert mm2_connect.unhealthy({"c": {"status": {"connector": {"state": "UNASSIGNED"}, "tasks": []}}}) == ["c is UNASSIGNED"]
