@@ -8,12 +8,19 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
 * MirrorMaker 2 - connect-mirror-maker.sh (dedicated mode) with an mm2.properties
                  rendered by plugins/module_utils/mm2_model.py, once per --configs entry;
                  rate from the first record of A.bench seen on B to the last one
-                 (end offsets polled every --poll-ms), startup delay reported apart.
+                 (end offsets polled every --poll-ms), startup delay reported apart;
+* Connect      - configs connect / connect-eos: the DR layout, MirrorSourceConnector and
+                 MirrorCheckpointConnector on a distributed Connect worker next to B
+                 (tests/smoke/harness.py Lab.start_connect, worker properties and connector
+                 configs from plugins/module_utils/mm2_connect.py), identity policy, the
+                 collection's defaults, created with PUT /connectors/<name>/config; A:dr-bench
+                 (dr-bench-eos) -> B:dr-bench (dr-bench-eos), measured like dedicated mode.
 
 Prints a table and writes bench/results/mm2_throughput-<date>.json.
-Needs: python3 (stdlib only), java + javac 17, the lab archive (lab/kafka-dist/assemble.sh).
+Needs: the project's venv (PyYAML; kafka-python through tests/smoke/harness.py), java + javac 17, the lab
+archive (lab/kafka-dist/assemble.sh).
 
-  bench/mm2_throughput                      # 200000 x 1 KB, configs stock,tuned,tuned-inflight,tuned-inflight-sl
+  bench/mm2_throughput                      # 200000 x 1 KB, the DEFAULT_CONFIGS below
   bench/mm2_throughput --quick              # 20000 records, smoke test
   bench/mm2_throughput --configs stock,tuned-cluster,tuned-global --records 50000
 """
@@ -31,14 +38,16 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-from harness import (Lab, find_archive, free_ports, load_model, log, start_process,  # noqa: E402 pylint: disable=wrong-import-position
-                     stop_process as stop)
+from harness import (Lab, find_archive, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
+                     start_process, stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 
@@ -68,31 +77,51 @@ HARNESS_GLOBALS = OrderedDict([
 
 CONFIG_DOCS = OrderedDict([
     ("stock", "MM2 defaults (tasks.max=1, Connect worker producer, default consumer)"),
-    ("role", "the mirrormaker role's defaults (mirrormaker_default_properties and "
-             "mirrormaker_flow_default_properties read from roles/mirrormaker/defaults/main.yml)"),
+    ("role", "the mirrormaker role's defaults (mirrormaker_default_properties, mirrormaker_flow_default_properties "
+             "and mirrormaker_worker_properties read from roles/mirrormaker/defaults/main.yml)"),
     ("tasks", "tasks.max = partitions, no client overrides"),
     ("tuned", "tasks.max = partitions + per-flow A->B.producer.override.* and A->B.consumer.*"),
     ("tuned-inflight", "tuned + A->B.producer.override.enable.idempotence=true, max.in.flight=5"),
     ("tuned-cluster", "tuned, overrides as per-cluster B.producer.* and A.consumer.* instead"),
     ("tuned-global", "tuned, overrides as global producer.* / consumer.* keys (expected NOT to reach clients)"),
     ("tuned-inflight-sl", "tuned-inflight + plugin.discovery=service_load (global and per cluster: faster start)"),
+    ("connect", "DR layout on distributed Connect: one connect-distributed.sh worker next to B "
+                "(mm2_connect.worker_properties + mirrormaker_worker_properties), MirrorSourceConnector and "
+                "MirrorCheckpointConnector from mm2_connect.connectors, identity policy, the collection's defaults, "
+                "EOS off"),
+    ("connect-eos", "connect with exactly-once: worker exactly.once.source.support=enabled; source connector "
+                    "exactly.once.support=required, consumer.isolation.level=read_committed, transaction.boundary=poll"),
 ])
-DEFAULT_CONFIGS = "stock,role,tuned-inflight,tuned-inflight-sl"
-# The configuration the role ships; its ratio is the last line.
+DEFAULT_CONFIGS = "stock,role,tuned-inflight,tuned-inflight-sl,connect,connect-eos"
+# The configuration the role ships; its ratio has a line of its own.
 ROLE_DEFAULT = "role"
+# Connect layout configs: name -> (exactly_once, source topic). Identity replication writes the
+# same name on B, so each has a topic of its own that no other config writes on B.
+CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench")), ("connect-eos", (True, "dr-bench-eos"))])
+# The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
+DEDICATED_REFERENCE = ("role", "tuned")
+# Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
+# copy; EOS costs at most 30 % of the EOS-off Connect rate.
+GOAL_CONNECT_RATIO = 0.8
+GOAL_EOS_COST = 0.30
+# EOS: once the target is reached, the watcher goes on until the end offsets stay put this long
+# (transaction markers take offsets too; the last change is the last commit).
+EOS_SETTLE_MS = 3000
 
 PROCS = []  # every Popen this script started (each in its own session/process group)
 
 
 def role_defaults():
-    """The mirrormaker role's shipped defaults, so the bench follows the role when it changes."""
+    """The mirrormaker role's shipped defaults, so the bench follows the role when it changes:
+    (mirrormaker_default_properties, mirrormaker_flow_default_properties, mirrormaker_worker_properties)."""
     try:
         import yaml  # the project's venv has PyYAML (ansible-core depends on it)
     except ImportError:
-        raise RuntimeError("config 'role' needs PyYAML: run under the project's venv (. scripts/env.sh)")
+        raise RuntimeError("configs 'role' and 'connect*' need PyYAML: run under the project's venv (. scripts/env.sh)")
     with open(ROLE_DEFAULTS) as fh:
         data = yaml.safe_load(fh)
-    return data["mirrormaker_default_properties"] or {}, data["mirrormaker_flow_default_properties"] or {}
+    return (data["mirrormaker_default_properties"] or {}, data["mirrormaker_flow_default_properties"] or {},
+            data.get("mirrormaker_worker_properties") or {})
 
 
 def start(cmd, logfile, env=None):
@@ -123,9 +152,11 @@ def run(cmd, timeout, logfile=None, env=None):
 class Watcher(object):
     """BenchTool watch in the background: (epoch_ms, sum of end offsets) samples."""
 
-    def __init__(self, java, bootstrap, topic, target, interval_ms, timeout_s, logfile):
+    def __init__(self, java, bootstrap, topic, target, interval_ms, timeout_s, logfile, settle_ms=0):
         self.samples = []
-        self.proc = subprocess.Popen(java + ["watch", bootstrap, topic, str(target), str(interval_ms), str(timeout_s)],
+        extra = ["read_committed", str(settle_ms)] if settle_ms else []
+        self.proc = subprocess.Popen(java + ["watch", bootstrap, topic, str(target), str(interval_ms), str(timeout_s)]
+                                     + extra,
                                      stdout=subprocess.PIPE, stderr=open(logfile, "ab"), stdin=subprocess.DEVNULL,
                                      start_new_session=True)
         PROCS.append(self.proc)
@@ -166,7 +197,7 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     options = {"exactly_once": False, "internal_rest": True}
     glob = OrderedDict()
     if name == "role":
-        role_globals, options["flow_defaults"] = role_defaults()
+        role_globals, options["flow_defaults"], options["worker_defaults"] = role_defaults()
         glob.update(role_globals)
     glob.update(HARNESS_GLOBALS)
     # dedicated.mode.enable.internal.rest=true (role default) starts a REST listener: keep it local
@@ -204,7 +235,64 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     return clusters, [flow], glob, options
 
 
-CHECK_KEYS = list(PRODUCER_TUNING) + list(INFLIGHT) + ["acks"] + list(CONSUMER_TUNING)
+def connect_inputs(name, a_bs, b_bs):
+    """(clusters, flows, globals, options) of a Connect layout config: the collection's defaults,
+    the DR layout's identity policy, this config's own source topic."""
+    exactly_once, topic = CONNECT_CONFIGS[name]
+    role_globals, flow_defaults, _worker = role_defaults()
+    clusters = [{"alias": "A", "bootstrap_servers": [a_bs], "broker_count": 1, "properties": {}},
+                {"alias": "B", "bootstrap_servers": [b_bs], "broker_count": 1, "properties": {}}]
+    flow = {"source": "A", "target": "B", "topics": [topic], "replication_policy": "identity",
+            "properties": OrderedDict()}
+    options = {"exactly_once": exactly_once, "internal_rest": True, "flow_defaults": flow_defaults}
+    return clusters, [flow], OrderedDict(role_globals), options
+
+
+def http(method, url, body=None, timeout=30):
+    """(status, decoded JSON or None) of one Connect REST call; HTTPError for 4xx/5xx."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", "Accept": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        text = resp.read().decode()
+        return resp.status, (json.loads(text) if text.strip() else None)
+
+
+def put_connector(url, name, config, timeout=120):
+    """PUT /connectors/<name>/config, again while the worker answers 409 (rebalance) or 5xx."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return http("PUT", "%s/connectors/%s/config" % (url, name), config)[0]
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")
+            if exc.code not in (409, 500, 503) or time.time() > deadline:
+                raise RuntimeError("PUT %s: %s %s" % (name, exc.code, detail[-2000:]))
+            log("PUT %s: %s, again (%s)" % (name, exc.code, detail[:200]))
+        except (urllib.error.URLError, OSError) as exc:
+            if time.time() > deadline:
+                raise RuntimeError("PUT %s: %s" % (name, exc))
+        time.sleep(1)
+
+
+def connector_status(url, name):
+    try:
+        return http("GET", "%s/connectors/%s/status" % (url, name), timeout=10)[1]
+    except Exception as exc:  # noqa: BLE001 - reported as it is
+        return {"error": str(exc)}
+
+
+def failed_tasks(status):
+    """The FAILED connector/tasks of a status document, with the first line of their traces."""
+    out = []
+    for part in [status.get("connector") or {}] + list(status.get("tasks") or []):
+        if part.get("state") == "FAILED":
+            out.append("%s %s: %s" % (status.get("name"), part.get("id", "connector"),
+                                      (part.get("trace") or "").strip().splitlines()[:1]))
+    return out
+
+
+CHECK_KEYS = list(PRODUCER_TUNING) + list(INFLIGHT) + ["acks"] + list(CONSUMER_TUNING) + ["isolation.level"]
 
 
 def client_dumps(logfile):
@@ -232,7 +320,8 @@ def replication_clients(logfile):
     out = {"producers": [], "consumers": []}
     for d in client_dumps(logfile):
         cid = d["values"].get("client.id", "")
-        if d["kind"] == "ProducerConfig" and cid.startswith("connector-producer-MirrorSourceConnector"):
+        # dedicated: connector-producer-MirrorSourceConnector-N; Connect: connector-producer-A-to-B-MirrorSourceConnector-N
+        if d["kind"] == "ProducerConfig" and cid.startswith("connector-producer-") and "MirrorSourceConnector" in cid:
             out["producers"].append(cid)
             key = "producer"
         elif d["kind"] == "ConsumerConfig" and "MirrorSourceConnector" in cid and "replication" in cid:
@@ -241,10 +330,104 @@ def replication_clients(logfile):
         else:
             continue
         vals = dict((k, d["values"].get(k)) for k in CHECK_KEYS if k in d["values"])
+        if d["kind"] == "ProducerConfig":
+            vals["transactional.id"] = "null" if d["values"].get("transactional.id") in (None, "null") else "set"
         out.setdefault(key + "_values", [])
         if vals not in out[key + "_values"]:
             out[key + "_values"].append(vals)
     return out
+
+
+def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
+    """One Connect layout config: worker(s) up, connectors PUT, watch B, connectors deleted, worker
+    stopped. Returns the result fields (rates are relative to nothing yet)."""
+    exactly_once, topic = CONNECT_CONFIGS[name]
+    mm2_model, mm2_connect = load_connect()
+    clusters, flows, glob, options = connect_inputs(name, a_bs, b_bs)
+    model = mm2_model.load(clusters, flows, glob, options)
+    if model.errors:
+        raise RuntimeError("%s: the flow model refuses the inputs: %s" % (name, model.errors))
+    configs = mm2_connect.connectors(model, "A", "B")
+    refusals = mm2_connect.check_connectors(configs, exactly_once, "connector configs", "exactly_once")
+    if refusals:
+        raise RuntimeError("%s: %s" % (name, refusals))
+    worker_extra = role_defaults()[2]
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "connectors.json"), "w") as fh:
+        json.dump(configs, fh, indent=2)
+    log("%s: %s" % (name, CONFIG_DOCS[name]))
+    # identity policy: the same topic name on B
+    w = Watcher(java, b_bs, topic, args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"),
+                settle_ms=EOS_SETTLE_MS if exactly_once else 0)
+    time.sleep(2)
+    t_worker = time.time()
+    try:
+        urls = lab.start_connect("A", "B", workers=1, exactly_once=exactly_once, extra=worker_extra)
+    finally:
+        PROCS.extend(wk["proc"] for wk in lab.workers if wk["proc"] not in PROCS)
+    worker = lab.workers[-1]
+    url = urls[0]
+    t_start = time.time()
+    log("%s: worker up in %.1fs; PUT %s" % (name, t_start - t_worker, ", ".join(configs)))
+    for cname, config in configs.items():
+        put_connector(url, cname, config)
+    # wait for the watcher; give up early if Connect reports a failed connector or task
+    deadline = time.time() + args.timeout + 30
+    failures = []
+    next_check = 0
+    while w.proc.poll() is None and time.time() < deadline and not failures:
+        time.sleep(0.5)
+        if time.time() >= next_check:
+            next_check = time.time() + 3
+            for cname in configs:
+                failures += failed_tasks(connector_status(url, cname))
+    if failures:
+        log("%s: Connect reports %s" % (name, failures))
+    wrc = w.wait(0 if failures else max(1, deadline - time.time()))
+    statuses = OrderedDict((cname, connector_status(url, cname)) for cname in configs)
+    worker_alive = worker["proc"].poll() is None
+    for cname in configs:
+        try:
+            http("DELETE", "%s/connectors/%s" % (url, cname))
+        except Exception as exc:  # noqa: BLE001 - the worker stops next anyway
+            log("DELETE %s: %s" % (cname, exc))
+    lab.stop_connect()
+    first_seen, rate = w.rate(args.records)
+    counted = None
+    if exactly_once and rate:
+        # transaction markers take offsets: count the committed records (not timed) and scale
+        counted = json.loads(run(java + ["count", b_bs, topic, str(args.timeout)], args.timeout + 60)
+                             .strip().splitlines()[-1])
+        if counted["end_offsets"]:
+            rate = rate * counted["records"] / counted["end_offsets"]
+        log("%s: %d committed records on B:%s (%s), end offsets %d (transaction markers: %d)"
+            % (name, counted["records"], topic, "exactly the source's" if counted["records"] == args.records
+               else "source has %d" % args.records, counted["end_offsets"],
+               counted["end_offsets"] - counted["records"]))
+    # Lab.start_connect names a worker's directory connect-<n> by the workers running now, so the
+    # next config's worker would get the same one: move it into this config's directory
+    wdir = os.path.join(d, "worker")
+    os.rename(worker["dir"], wdir)
+    clients = replication_clients(os.path.join(wdir, os.path.basename(worker["out"])))
+    return OrderedDict([
+        ("records_per_s", round(rate) if rate else None),
+        ("mb_per_s", round(rate * args.record_size / 1e6, 2) if rate else None),
+        ("startup_delay_s", round(first_seen - t_start, 2) if first_seen else None),
+        ("worker_start_s", round(t_start - t_worker, 2)),
+        ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
+        ("completed", wrc == 0 and not failures), ("worker_alive_at_end", worker_alive),
+        ("samples", len(w.samples)),
+        ("records_on_target", counted),
+        ("failures", failures),
+        ("description", CONFIG_DOCS[name]),
+        ("source_topic", topic), ("target_topic", topic),
+        ("model_warnings", list(model.warnings)),
+        ("worker_properties", OrderedDict(worker["properties"])),
+        ("connectors", configs),
+        ("connector_status", statuses),
+        ("effective_clients", clients),
+    ])
 
 
 def main():
@@ -324,15 +507,18 @@ def bench(args, configs, archive, model, tmp):
         PROCS.extend(b["proc"] for b in lab.brokers.values())
     a_bs, b_bs = lab.bootstrap("A"), lab.bootstrap("B")
 
-    # ---- fill (not timed)
-    run(java + ["create", a_bs, TOPIC, str(args.partitions)], 90)
+    # ---- fill (not timed): bench, and the Connect configs' own source topics
+    sources = [TOPIC] + [CONNECT_CONFIGS[n][1] for n in configs if n in CONNECT_CONFIGS]
+    for topic in sources:
+        run(java + ["create", a_bs, topic, str(args.partitions)], 90)
     run(java + ["create", b_bs, COPY_TOPIC, str(args.partitions)], 90)
-    log("filling %s with %d x %d B records" % (TOPIC, args.records, args.record_size))
-    fill = run([os.path.join(bin_, "kafka-producer-perf-test.sh"), "--topic", TOPIC,
-                "--num-records", str(args.records), "--record-size", str(args.record_size), "--throughput", "-1",
-                "--producer-props", "bootstrap.servers=" + a_bs, "acks=1", "batch.size=1048576", "linger.ms=20"],
-               args.timeout, logfile=os.path.join(tmp, "fill.log"))
-    log("fill: " + fill.strip().splitlines()[-1])
+    for topic in sources:
+        log("filling %s with %d x %d B records" % (topic, args.records, args.record_size))
+        fill = run([os.path.join(bin_, "kafka-producer-perf-test.sh"), "--topic", topic,
+                    "--num-records", str(args.records), "--record-size", str(args.record_size), "--throughput", "-1",
+                    "--producer-props", "bootstrap.servers=" + a_bs, "acks=1", "batch.size=1048576", "linger.ms=20"],
+                   args.timeout, logfile=os.path.join(tmp, "fill.log"))
+        log("fill %s: %s" % (topic, fill.strip().splitlines()[-1]))
 
     payload_mb = args.records * args.record_size / 1e6
     results = OrderedDict()
@@ -359,12 +545,32 @@ def bench(args, configs, archive, model, tmp):
     ])
     log("client copy: %d records/s (watcher %s)" % (copy_rate, results["client-copy"]["records_per_s_watcher"]))
 
-    # ---- MirrorMaker 2
+    # ---- MirrorMaker 2, dedicated and on Connect, one config at a time
     for name in configs:
+        # everything but the source topics and the copy goes (MM2's and Connect's internal topics too)
+        run(java + ["reset", a_bs, ",".join(sources)], 120)
+        run(java + ["reset", b_bs, COPY_TOPIC], 120)
+        if name in CONNECT_CONFIGS:
+            res = run_connect(name, args, lab, java, a_bs, b_bs, tmp)
+            rate = res["records_per_s"]
+            res["ratio_to_client_copy"] = round(rate / copy_rate, 3) if rate else None
+            res["ratio_to_client_copy_watcher"] = round(rate / copy_watch_rate, 3) if rate and copy_watch_rate else None
+            res.move_to_end("ratio_to_client_copy_watcher", last=False)
+            res.move_to_end("ratio_to_client_copy", last=False)
+            for key in ("mb_per_s", "records_per_s"):
+                res.move_to_end(key, last=False)
+            results[name] = res
+            clients = res["effective_clients"]
+            log("%s: %s records/s, ratio %s, startup %ss (worker start %ss apart), task producers %d, "
+                "replication consumers %d" % (name, rate, res["ratio_to_client_copy"], res["startup_delay_s"],
+                                              res["worker_start_s"], len(clients["producers"]),
+                                              len(clients["consumers"])))
+            for kind in ("producer", "consumer"):
+                for vals in clients.get(kind + "_values", []):
+                    log("   %s: %s" % (kind, " ".join("%s=%s" % kv for kv in sorted(vals.items()))))
+            continue
         d = os.path.join(tmp, "mm2-" + name)
         os.makedirs(d)
-        run(java + ["reset", a_bs, TOPIC], 120)
-        run(java + ["reset", b_bs, COPY_TOPIC], 120)
         clusters, flows, glob, options = mm2_inputs(name, a_bs, b_bs, args.partitions, rest)
         props = model.build_properties(clusters, flows, glob, options)
         text = model.format_properties(props) + "\n"
@@ -420,10 +626,16 @@ def bench(args, configs, archive, model, tmp):
                 r["startup_delay_s"], r["ratio_to_client_copy_watcher"] or 0))
         else:
             lines.append("%-18s %10s %7s %20s %9s" % (name, "n/a", "n/a", "incomplete", r["startup_delay_s"]))
+    for name in configs:
+        if name in CONNECT_CONFIGS:
+            lines.append("  %s: startup = connectors PUT -> first record on B; the worker took %.1fs to start before"
+                         % (name, results[name]["worker_start_s"]))
     role = results.get(ROLE_DEFAULT)
     ratio = "%.2f" % role["ratio_to_client_copy"] if role and role["ratio_to_client_copy"] else "n/a"
     lines.append("mm2_throughput: role defaults = %sx client copy" % ratio
                  + ("" if role else " (config %r not run)" % ROLE_DEFAULT))
+    ratios = connect_ratios(results, copy_rate)
+    lines.extend(ratios.pop("lines"))
     print("\n".join(lines))
 
     doc = OrderedDict([
@@ -436,6 +648,7 @@ def bench(args, configs, archive, model, tmp):
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
         ("role_default_config", ROLE_DEFAULT), ("role_default_ratio", role and role["ratio_to_client_copy"]),
+        ("connect_ratios", ratios),
         ("results", results),
         ("elapsed_s", round(time.time() - t_begin, 1)),
     ])
@@ -450,6 +663,48 @@ def bench(args, configs, archive, model, tmp):
         print("results: %s" % os.path.relpath(path, REPO))
     ok = all(results[n]["completed"] for n in configs)
     return 0 if ok else 2
+
+
+def connect_ratios(results, copy_rate):
+    """The Connect layout's ratios, measured side by side in this run, and the goals' verdicts."""
+    def rate(name):
+        return results[name]["records_per_s"] if name in results else None
+
+    def fmt(value):
+        return "n/a" if value is None else "%.2fx" % value
+
+    def verdict(ok):
+        return "not measured" if ok is None else ("holds" if ok else "does NOT hold")
+
+    out = OrderedDict()
+    conn, eos = rate("connect"), rate("connect-eos")
+    ref = next((n for n in DEDICATED_REFERENCE if rate(n)), None)
+    out["connect_to_client_copy"] = round(conn / copy_rate, 3) if conn else None
+    out["connect_eos_to_connect"] = round(eos / conn, 3) if conn and eos else None
+    out["eos_cost"] = round(1 - eos / conn, 3) if conn and eos else None
+    out["connect_eos_to_client_copy"] = round(eos / copy_rate, 3) if eos else None
+    out["dedicated_reference"] = ref
+    out["connect_to_dedicated"] = round(conn / rate(ref), 3) if conn and ref else None
+    out["goal_connect_to_client_copy"] = GOAL_CONNECT_RATIO
+    out["goal_connect_holds"] = (None if out["connect_to_client_copy"] is None
+                                 else out["connect_to_client_copy"] >= GOAL_CONNECT_RATIO)
+    out["goal_eos_cost"] = GOAL_EOS_COST
+    out["goal_eos_holds"] = None if out["eos_cost"] is None else out["eos_cost"] <= GOAL_EOS_COST
+    lines = []
+    if "connect" in results or "connect-eos" in results:
+        lines.append("mm2_throughput: connect (DR layout, collection defaults, EOS off) = %s client copy "
+                     "(goal >= %.2fx: %s)" % (fmt(out["connect_to_client_copy"]), GOAL_CONNECT_RATIO,
+                                              verdict(out["goal_connect_holds"])))
+        lines.append("mm2_throughput: connect-eos / connect = %s, EOS costs %s (goal <= %d%%: %s); "
+                     "connect-eos = %s client copy"
+                     % (fmt(out["connect_eos_to_connect"]),
+                        "n/a" if out["eos_cost"] is None else "%d%%" % round(100 * out["eos_cost"]),
+                        round(100 * GOAL_EOS_COST), verdict(out["goal_eos_holds"]),
+                        fmt(out["connect_eos_to_client_copy"])))
+        lines.append("mm2_throughput: connect / dedicated %s = %s"
+                     % (ref or "(%s not run)" % "/".join(DEDICATED_REFERENCE), fmt(out["connect_to_dedicated"])))
+    out["lines"] = lines
+    return out
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@
 //   javac -cp 'libs/*' -d <classes> BenchTool.java
 //
 //   BenchTool create  <bootstrap> <topic> <partitions>
-//   BenchTool reset   <bootstrap> <keep,topics>          delete every other non-"__" topic
-//   BenchTool watch   <bootstrap> <topic> <target> <intervalMs> <timeoutS>
+//   BenchTool reset   <bootstrap> <keep,topics>          delete every other topic but Kafka's own "__" ones
+//   BenchTool watch   <bootstrap> <topic> <target> <intervalMs> <timeoutS> [read_committed [settleMs]]
 //        prints "<epochMs> <sum of end offsets>" whenever the sum changes; exits 0 at target
+//        (read_committed: last stable offsets; settleMs: once at target, go on until the sum has
+//        not changed for settleMs, so that a transactional topic's markers are counted too)
+//   BenchTool count   <bootstrap> <topic> <timeoutS>
+//        number of committed records in topic (read_committed consumer, beginning to end); not timed
 //   BenchTool copy    <srcBootstrap> <dstBootstrap> <srcTopic> <dstTopic> <timeoutS> [consumer.K=V|producer.K=V ...]
 //        consume srcTopic from the beginning (manual assignment, no group) and produce every
 //        record to the same partition of dstTopic; prints one JSON line with the timings.
@@ -18,6 +22,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -34,7 +39,9 @@ public class BenchTool {
         switch (a[0]) {
             case "create": create(a[1], a[2], Integer.parseInt(a[3])); break;
             case "reset": reset(a[1], new HashSet<>(Arrays.asList(a[2].split(",")))); break;
-            case "watch": System.exit(watch(a[1], a[2], Long.parseLong(a[3]), Long.parseLong(a[4]), Long.parseLong(a[5]))); break;
+            case "watch": System.exit(watch(a[1], a[2], Long.parseLong(a[3]), Long.parseLong(a[4]), Long.parseLong(a[5]),
+                                            a.length > 6 ? a[6] : "read_uncommitted", a.length > 7 ? Long.parseLong(a[7]) : 0)); break;
+            case "count": count(a[1], a[2], Long.parseLong(a[3])); break;
             case "copy": copy(a); break;
             default: throw new IllegalArgumentException("unknown mode " + a[0]);
         }
@@ -57,8 +64,10 @@ public class BenchTool {
 
     static void reset(String bootstrap, Set<String> keep) throws Exception {
         try (Admin admin = admin(bootstrap)) {
+            // Kafka's own "__" topics stay; a Connect worker's ("__connect-...": mm2_connect.names) go
             Set<String> del = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(20, TimeUnit.SECONDS)
-                .stream().filter(t -> !t.startsWith("__") && !keep.contains(t)).collect(Collectors.toSet());
+                .stream().filter(t -> (!t.startsWith("__") || t.startsWith("__connect-")) && !keep.contains(t))
+                .collect(Collectors.toSet());
             if (!del.isEmpty()) admin.deleteTopics(del).all().get(30, TimeUnit.SECONDS);
             long deadline = System.currentTimeMillis() + 60000;
             while (true) {
@@ -72,9 +81,12 @@ public class BenchTool {
         }
     }
 
-    static int watch(String bootstrap, String topic, long target, long intervalMs, long timeoutS) throws Exception {
+    static int watch(String bootstrap, String topic, long target, long intervalMs, long timeoutS,
+                     String isolation, long settleMs) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutS * 1000;
-        long last = -1;
+        long last = -1, lastChange = 0;
+        ListOffsetsOptions options = new ListOffsetsOptions("read_committed".equals(isolation)
+            ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
         try (Admin admin = admin(bootstrap)) {
             Map<TopicPartition, OffsetSpec> spec = null;
             while (System.currentTimeMillis() < deadline) {
@@ -87,7 +99,7 @@ public class BenchTool {
                         spec = s;
                     }
                     long sum = 0;
-                    for (ListOffsetsResult.ListOffsetsResultInfo i : admin.listOffsets(spec).all().get(5, TimeUnit.SECONDS).values())
+                    for (ListOffsetsResult.ListOffsetsResultInfo i : admin.listOffsets(spec, options).all().get(5, TimeUnit.SECONDS).values())
                         sum += i.offset();
                     long now = System.currentTimeMillis();
                     if (sum != last) {
@@ -95,8 +107,9 @@ public class BenchTool {
                         System.out.println(((t + now) / 2) + " " + sum);
                         System.out.flush();
                         last = sum;
+                        lastChange = now;
                     }
-                    if (sum >= target) return 0;
+                    if (sum >= target && now - lastChange >= settleMs) return 0;
                 } catch (Exception e) {
                     spec = null;  // topic not there yet (or metadata changing): describe again
                 }
@@ -106,6 +119,37 @@ public class BenchTool {
         }
         System.out.println("timeout " + last);
         return 3;
+    }
+
+    static void count(String bootstrap, String topic, long timeoutS) throws Exception {
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        cp.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "10485760");
+        cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, "52428800");
+        cp.put(ConsumerConfig.CLIENT_ID_CONFIG, "bench-count");
+        long deadline = System.currentTimeMillis() + timeoutS * 1000;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp)) {
+            List<TopicPartition> tps = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = consumer.endOffsets(tps);  // last stable offsets (read_committed)
+            long n = 0;
+            while (true) {
+                boolean done = true;
+                for (TopicPartition tp : tps) done &= consumer.position(tp) >= end.get(tp);
+                if (done) break;
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("count: timeout after " + n);
+                n += consumer.poll(Duration.ofMillis(500)).count();
+            }
+            long sum = 0;
+            for (long e : end.values()) sum += e;
+            System.out.println("{\"records\": " + n + ", \"end_offsets\": " + sum + "}");
+        }
     }
 
     static void copy(String[] a) throws Exception {
