@@ -50,6 +50,7 @@ from harness import (Lab, find_archive, free_ports, load_connect, load_model, lo
                      start_process, stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
+CONNECT_ROLE_DEFAULTS = os.path.join(REPO, "roles", "connect", "defaults", "main.yml")
 
 TOPIC = "bench"
 COPY_TOPIC = "copy.bench"
@@ -86,9 +87,9 @@ CONFIG_DOCS = OrderedDict([
     ("tuned-global", "tuned, overrides as global producer.* / consumer.* keys (expected NOT to reach clients)"),
     ("tuned-inflight-sl", "tuned-inflight + plugin.discovery=service_load (global and per cluster: faster start)"),
     ("connect", "DR layout on distributed Connect: one connect-distributed.sh worker next to B "
-                "(mm2_connect.worker_properties + mirrormaker_worker_properties), MirrorSourceConnector and "
-                "MirrorCheckpointConnector from mm2_connect.connectors, identity policy, the collection's defaults, "
-                "EOS off"),
+                "(mm2_connect.worker_properties + connect_worker_default_properties), MirrorSourceConnector and "
+                "MirrorCheckpointConnector from mm2_connect.connectors, identity policy, the connect role's defaults "
+                "(roles/connect/defaults/main.yml), EOS off"),
     ("connect-eos", "connect with exactly-once: worker exactly.once.source.support=enabled; source connector "
                     "exactly.once.support=required, consumer.isolation.level=read_committed, transaction.boundary=poll"),
 ])
@@ -111,17 +112,29 @@ EOS_SETTLE_MS = 3000
 PROCS = []  # every Popen this script started (each in its own session/process group)
 
 
-def role_defaults():
-    """The mirrormaker role's shipped defaults, so the bench follows the role when it changes:
-    (mirrormaker_default_properties, mirrormaker_flow_default_properties, mirrormaker_worker_properties)."""
+def _yaml(path):
     try:
         import yaml  # the project's venv has PyYAML (ansible-core depends on it)
     except ImportError:
         raise RuntimeError("configs 'role' and 'connect*' need PyYAML: run under the project's venv (. scripts/env.sh)")
-    with open(ROLE_DEFAULTS) as fh:
-        data = yaml.safe_load(fh)
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def role_defaults():
+    """The mirrormaker role's shipped defaults, so the bench follows the role when it changes:
+    (mirrormaker_default_properties, mirrormaker_flow_default_properties, mirrormaker_worker_properties)."""
+    data = _yaml(ROLE_DEFAULTS)
     return (data["mirrormaker_default_properties"] or {}, data["mirrormaker_flow_default_properties"] or {},
             data.get("mirrormaker_worker_properties") or {})
+
+
+def connect_role_defaults():
+    """The connect role's shipped defaults (connector keys, flow defaults, worker keys on top of the
+    role's own), as the role combines them when no inventory variable is set."""
+    data = _yaml(CONNECT_ROLE_DEFAULTS)
+    return (data["connect_default_properties"] or {}, data["connect_flow_default_properties"] or {},
+            data.get("connect_worker_default_properties") or {})
 
 
 def start(cmd, logfile, env=None):
@@ -239,7 +252,7 @@ def connect_inputs(name, a_bs, b_bs):
     """(clusters, flows, globals, options) of a Connect layout config: the collection's defaults,
     the DR layout's identity policy, this config's own source topic."""
     exactly_once, topic = CONNECT_CONFIGS[name]
-    role_globals, flow_defaults, _worker = role_defaults()
+    role_globals, flow_defaults, _worker = connect_role_defaults()
     clusters = [{"alias": "A", "bootstrap_servers": [a_bs], "broker_count": 1, "properties": {}},
                 {"alias": "B", "bootstrap_servers": [b_bs], "broker_count": 1, "properties": {}}]
     flow = {"source": "A", "target": "B", "topics": [topic], "replication_policy": "identity",
@@ -351,7 +364,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     refusals = mm2_connect.check_connectors(configs, exactly_once, "connector configs", "exactly_once")
     if refusals:
         raise RuntimeError("%s: %s" % (name, refusals))
-    worker_extra = role_defaults()[2]
+    worker_extra = connect_role_defaults()[2]
     d = os.path.join(tmp, name)
     os.makedirs(d)
     with open(os.path.join(d, "connectors.json"), "w") as fh:
