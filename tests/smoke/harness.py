@@ -177,6 +177,7 @@ class Lab(object):
         self.mm2_count = 0
         self.dist = None
         self.workers = []
+        self.connect_count = 0
 
     # ------------------------------------------------------------------ brokers
     def unpack(self):
@@ -323,7 +324,8 @@ class Lab(object):
         urls = []
         for _i in range(workers):
             port = free_ports(1)[0]
-            d = os.path.join(self.tmp, "connect-%d" % (len(self.workers) + 1))
+            self.connect_count += 1
+            d = os.path.join(self.tmp, "connect-%d" % self.connect_count)
             os.makedirs(d)
             props = connect.worker_properties(
                 {"bootstrap_servers": self.bootstrap(target), "properties": {}}, names,

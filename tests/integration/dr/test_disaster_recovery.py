@@ -99,11 +99,13 @@ def test_identity_exactly_once_every_record_once_on_b(host):
     lines = ["%s-%04d" % (topic, i) for i in range(300)]
     produce(a, cluster_bootstrap("kafka_a"), topic, lines)
     # The same name on B (IdentityReplicationPolicy), read as an application would after failover.
-    seen = wait_until("%s on B with 300 records (read_committed)" % topic, lambda: (
-        lambda got: got if len(got) >= 300 else None)(
-        kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
-              "--from-beginning", "--timeout-ms", "10000", "--isolation-level", "read_committed",
-              timeout=60, check=False).stdout.split()), timeout=240, interval=5)
+    def read_committed():
+        got = kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
+                    "--from-beginning", "--timeout-ms", "10000", "--isolation-level", "read_committed",
+                    timeout=60, check=False).stdout.split()
+        return got if len(got) >= 300 else None
+
+    seen = wait_until("%s on B with 300 records (read_committed)" % topic, read_committed, timeout=240, interval=5)
     assert sorted(seen) == lines, "each record exactly once on B"
     # Exactly-once is what the source connector runs with, not only what was asked.
     config = rest(host, "/connectors/%s/config" % SOURCE)

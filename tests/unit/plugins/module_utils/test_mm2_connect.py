@@ -144,8 +144,8 @@ def test_connect_clusters_sharing_state_on_one_kafka_cluster_are_refused():
     shared = mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w3", "C->B", group_id="connect-mirrormaker-A-to-B")])
     assert len(shared) == 1 and "share connect-mirrormaker-A-to-B" in shared[0]
     # The same names on another Kafka cluster share nothing.
-    assert mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w3", "C->D", bootstrap="d1:9092",
-                                                                       group_id="connect-mirrormaker-A-to-B")]) == []
+    elsewhere = _worker("w3", "C->D", bootstrap="d1:9092", group_id="connect-mirrormaker-A-to-B")
+    assert mm2_connect.check_clusters([_worker("w1", "A->B"), elsewhere]) == []
     split = mm2_connect.check_clusters([_worker("w1", "A->B"), _worker("w2", "A->B", group_id="other")])
     assert len(split) == 1 and "disagree" in split[0]
 

@@ -1,0 +1,289 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Consumer groups' committed offsets, end offsets and lag on one cluster (for ``kafka_group_offsets``).
+
+Pure functions: they take a kafka-python (3.x) ``KafkaAdminClient`` and ``KafkaConsumer``, or
+anything that answers the same calls, and never import kafka-python themselves, so that the
+module can report a missing library with ``missing_required_lib`` and the unit tests can pass
+fakes.  Calls used:
+
+* ``admin.describe_groups(ids)`` -> ``{id: {"group_state", "members", "error", ...}}``;
+* ``admin.list_group_offsets({id: None})`` -> ``{id: {TopicPartition: OffsetAndMetadata}}``;
+* ``admin.describe_topics(names)`` -> ``[{"name", "error_code", "partitions": [{"partition_index"}]}]``;
+* ``consumer.end_offsets([TopicPartition], timeout_ms)`` -> ``{TopicPartition: int}``: the log end
+  offset, or the last stable offset for a consumer made with ``isolation_level='read_committed'``.
+
+Also the mapping of the module's ``client_properties`` to kafka-python's keyword arguments.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import SECURITY_PROTOCOLS, TLS_PROTOCOLS
+
+ISOLATION_LEVELS = ("read_committed", "read_uncommitted")
+SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+# The mechanisms kafka-python authenticates with from a user name and a password alone; GSSAPI
+# needs the gssapi package and a Kerberos setup, OAUTHBEARER a token provider object.
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+
+# client_properties key -> kafka-python keyword.  Java's names where kafka-python has the same
+# setting; kafka-python's own names, with dots, where Java's setting is one kafka-python cannot
+# read (a JAAS line, a JKS/PKCS12 store).
+CLIENT_PROPERTIES = {
+    "security.protocol": "security_protocol",
+    "sasl.mechanism": "sasl_mechanism",
+    "sasl.plain.username": "sasl_plain_username",
+    "sasl.plain.password": "sasl_plain_password",
+    "ssl.cafile": "ssl_cafile",
+    "ssl.certfile": "ssl_certfile",
+    "ssl.keyfile": "ssl_keyfile",
+    "ssl.password": "ssl_password",
+    "ssl.endpoint.identification.algorithm": "ssl_check_hostname",
+}
+_FILES = ("ssl.cafile", "ssl.certfile", "ssl.keyfile")
+_JAVA_KEY_STORE = ("a Java key store, which kafka-python cannot read; give the client certificate and its key "
+                   "as PEM files in ssl.certfile and ssl.keyfile (and the key's password in ssl.password)")
+# (key or key prefix, why it is refused and what to give instead)
+REFUSED = (
+    ("sasl.jaas.config", "kafka-python does not read JAAS configurations; give the user and the password as "
+                         "sasl.plain.username and sasl.plain.password (mechanisms %s)" % ", ".join(SASL_MECHANISMS)),
+    ("ssl.truststore.", "a Java trust store, which kafka-python cannot read; give the CA certificates as a PEM "
+                        "file in ssl.cafile"),
+    ("ssl.keystore.", _JAVA_KEY_STORE),
+    ("ssl.key.password", _JAVA_KEY_STORE),
+    ("bootstrap.servers", "give the servers in the bootstrap_servers option"),
+    ("isolation.level", "give it in the isolation_level option"),
+)
+
+
+def _refusal(key):
+    for name, why in REFUSED:
+        if key == name or (name.endswith(".") and key.startswith(name)):
+            return why
+    return None
+
+
+def client_kwargs(properties, isfile=os.path.isfile):
+    """(kafka-python keyword arguments, errors) for the module's ``client_properties``.
+
+    Every error names ``client_properties`` and the key at fault; keys this module does not pass
+    on are refused rather than ignored, since an ignored setting (a mistyped
+    ``security.protocol``) would let the module talk to the cluster in a way nobody asked for.
+    A key whose value is null counts as not given.
+    """
+    kwargs, errors, given = {}, [], {}
+    for key, value in (properties or {}).items():
+        key = str(key)
+        where = "client_properties[%r]" % key
+        why = _refusal(key)
+        if why:
+            errors.append("%s: %s" % (where, why))
+        elif key not in CLIENT_PROPERTIES:
+            errors.append("%s: not a setting this module passes to kafka-python (it takes %s)"
+                          % (where, ", ".join(CLIENT_PROPERTIES)))
+        elif value is None:
+            continue
+        elif isinstance(value, (dict, list, tuple)):
+            errors.append("%s: must be a string, not a %s" % (where, type(value).__name__))
+        else:
+            given[key] = value if isinstance(value, str) else str(value)
+
+    protocol = given.get("security.protocol", "PLAINTEXT")
+    if protocol not in SECURITY_PROTOCOLS:
+        errors.append("client_properties['security.protocol']: %r is not one of %s"
+                      % (protocol, ", ".join(SECURITY_PROTOCOLS)))
+    mechanism = given.get("sasl.mechanism")
+    if mechanism is not None and mechanism not in SASL_MECHANISMS:
+        errors.append("client_properties['sasl.mechanism']: %r is not one of %s (the mechanisms kafka-python "
+                      "authenticates with from a user name and a password)" % (mechanism, ", ".join(SASL_MECHANISMS)))
+    if protocol in SASL_PROTOCOLS:
+        if mechanism is None:
+            errors.append("client_properties: security.protocol %s needs sasl.mechanism (%s)"
+                          % (protocol, ", ".join(SASL_MECHANISMS)))
+        missing = [k for k in ("sasl.plain.username", "sasl.plain.password") if not given.get(k)]
+        if missing:
+            errors.append("client_properties: security.protocol %s needs %s" % (protocol, " and ".join(missing)))
+    elif protocol in SECURITY_PROTOCOLS:
+        # a SASL or TLS setting the protocol does not use is a mistake in the protocol or in the setting
+        errors.extend("client_properties[%r]: not used with security.protocol %s (SASL settings need "
+                      "SASL_PLAINTEXT or SASL_SSL)" % (k, protocol) for k in given if k.startswith("sasl."))
+    if protocol not in TLS_PROTOCOLS and protocol in SECURITY_PROTOCOLS:
+        errors.extend("client_properties[%r]: not used with security.protocol %s (TLS settings need "
+                      "SSL or SASL_SSL)" % (k, protocol) for k in given if k.startswith("ssl."))
+    algorithm = given.get("ssl.endpoint.identification.algorithm")
+    if algorithm is not None and algorithm.lower() not in ("https", ""):
+        errors.append("client_properties['ssl.endpoint.identification.algorithm']: %r is not 'https' (check the "
+                      "broker's host name, the default) or '' (do not)" % algorithm)
+    if "ssl.keyfile" in given and "ssl.certfile" not in given:
+        errors.append("client_properties['ssl.keyfile']: needs ssl.certfile, the certificate of the key")
+    for key in _FILES:
+        if key in given and not isfile(given[key]):
+            errors.append("client_properties[%r]: %s is not a file on this host" % (key, given[key]))
+
+    for key, value in given.items():
+        if key == "ssl.endpoint.identification.algorithm":
+            kwargs[CLIENT_PROPERTIES[key]] = value.lower() == "https"
+        else:
+            kwargs[CLIENT_PROPERTIES[key]] = value
+    return kwargs, errors
+
+
+def lag(committed, end):
+    """Offsets between the committed offset and the end; None when the end is unknown.
+
+    Negative when the committed offset is beyond the end (a topic deleted and created again, a
+    translated offset ahead of the target's log): shown as it is, not hidden as 0.
+    """
+    if end is None or committed is None:
+        return None
+    return end - committed
+
+
+def total_lag(partitions):
+    """Sum of the partitions' positive lags: the offsets the group has yet to read."""
+    return sum(p["lag"] for p in partitions if p["lag"] is not None and p["lag"] > 0)
+
+
+def group_state(description):
+    """(state, members, warning) from a describe_groups entry.
+
+    A group unknown to the cluster is an answer, not a fault: the broker says ``Dead`` (Kafka 4
+    adds the error GROUP_ID_NOT_FOUND, "Group g not found."), and so does the report.  A group of
+    the KIP-848 consumer protocol gets the same error with "is not a classic group": kafka-python
+    cannot describe it, so its state and members are unknown (None) and a warning says why.
+    """
+    if description is None:
+        return None, None, "the cluster did not describe the group"
+    error = description.get("error")
+    state = description.get("group_state")
+    members = len(description.get("members") or [])
+    if not error:
+        return state, members, None
+    if "GroupIdNotFound" in error and "not a classic group" not in error:
+        return state, members, None
+    return None, None, "state and members unknown, the cluster answered: %s" % error
+
+
+def partition_rows(committed, ends, topics=None):
+    """The report's partitions of one group, sorted by topic and partition.
+
+    ``committed``: {TopicPartition: OffsetAndMetadata}; ``ends``: {(topic, partition): end offset}
+    for the partitions that exist.  A partition without a committed offset (offset -1) is left out.
+    """
+    rows = []
+    for tp, meta in committed.items():
+        offset = getattr(meta, "offset", meta)
+        if offset is None or offset < 0 or (topics is not None and tp.topic not in topics):
+            continue
+        end = ends.get((tp.topic, tp.partition))
+        rows.append({"topic": tp.topic, "partition": tp.partition, "committed": offset, "end": end,
+                     "lag": lag(offset, end)})
+    rows.sort(key=lambda row: (row["topic"], row["partition"]))
+    return rows
+
+
+def existing_partitions(described, error_name=None):
+    """{topic: set of partition numbers} from describe_topics; topics that do not exist are left out.
+
+    Raises ValueError naming the topic for any other error (e.g. not authorised): an end offset
+    that cannot be read must not look like a topic that is gone.
+    """
+    found = {}
+    for topic in described:
+        code = topic.get("error_code") or 0
+        if code == 3:  # UNKNOWN_TOPIC_OR_PARTITION: deleted since the group committed
+            continue
+        if code:
+            raise ValueError("topic %r: the cluster answered %s when asked for its partitions"
+                             % (topic.get("name"), error_name(code) if error_name else "error_code %d" % code))
+        found[topic["name"]] = set(p["partition_index"] for p in topic.get("partitions") or [])
+    return found
+
+
+class Retry(object):
+    """``retry(fn, *args)``: fn(*args), tried again every ``pause`` seconds while it raises an error
+    kafka-python marks ``retriable`` (a group coordinator not elected yet or loading, as right after
+    a broker starts; a request timed out; a connection dropped), until ``seconds`` have passed
+    since the first try; then that error is raised.  Any other error is raised at once."""
+
+    def __init__(self, seconds, pause=0.5, clock=time.monotonic, sleep=time.sleep):
+        self.seconds, self.pause, self.clock, self.sleep = seconds, pause, clock, sleep
+
+    def __call__(self, fn, *args, **kwargs):
+        deadline = self.clock() + self.seconds
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - only the retriable ones are caught, by their flag
+                if not getattr(exc, "retriable", False) or self.clock() + self.pause >= deadline:
+                    raise
+            self.sleep(self.pause)
+
+
+def _once(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+class NotReady(Exception):
+    """The cluster answered for a group that its coordinator is not ready; worth another try."""
+
+    retriable = True
+
+
+# describe_groups puts a group's error in its answer as text, "[Error 16] NotCoordinatorError: ..."
+# (it raises nothing): COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+_NOT_READY = re.compile(r"^\[Error (14|15|16)\]")
+
+
+def describe_groups(admin, groups):
+    """admin.describe_groups(groups); raises NotReady when a group's coordinator is not ready."""
+    descriptions = admin.describe_groups(groups)
+    for group in groups:
+        error = (descriptions.get(group) or {}).get("error")
+        if error and _NOT_READY.match(error):
+            raise NotReady("group %r: %s" % (group, error))
+    return descriptions
+
+
+def read_groups(admin, consumer, groups, topics=None, timeout_ms=30000, error_name=None, retry=_once):
+    """({group: {state, members, partitions, total_lag}}, warnings) for ``groups`` (in their order).
+
+    ``topics``: None for every topic the groups committed offsets on, else only these.  The end
+    offsets are read in one call for all groups, for the partitions that still exist; a committed
+    partition of a deleted topic (or partition) has ``end`` and ``lag`` None.  Each call to the
+    cluster goes through ``retry`` (see Retry).
+    """
+    wanted = None if topics is None else set(topics)
+    descriptions = retry(describe_groups, admin, list(groups))
+    committed = retry(admin.list_group_offsets, dict((group, None) for group in groups))
+    tps = {}
+    for offsets in committed.values():
+        for tp in offsets:
+            if wanted is None or tp.topic in wanted:
+                tps[(tp.topic, tp.partition)] = tp
+    exists = {}
+    if tps:
+        exists = existing_partitions(retry(admin.describe_topics, sorted(set(t for t, _p in tps))), error_name)
+    readable = [tp for (topic, partition), tp in sorted(tps.items()) if partition in exists.get(topic, ())]
+    ends = {}
+    if readable:
+        for tp, end in retry(consumer.end_offsets, readable, timeout_ms=timeout_ms).items():
+            ends[(tp.topic, tp.partition)] = end
+    report, warnings = {}, []
+    for group in groups:
+        state, members, warning = group_state(descriptions.get(group))
+        if warning:
+            warnings.append("group %r: %s" % (group, warning))
+        partitions = partition_rows(committed.get(group) or {}, ends, wanted)
+        gone = ["%s-%d" % (p["topic"], p["partition"]) for p in partitions if p["end"] is None]
+        if gone:
+            warnings.append("group %r: committed offsets on partitions the cluster does not have (end and lag "
+                            "null): %s" % (group, ", ".join(gone)))
+        report[group] = {"state": state, "members": members, "partitions": partitions,
+                         "total_lag": total_lag(partitions)}
+    return report, warnings
