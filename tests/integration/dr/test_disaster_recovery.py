@@ -98,6 +98,7 @@ def test_identity_exactly_once_every_record_once_on_b(host):
           "--partitions", "2", "--replication-factor", "1")
     lines = ["%s-%04d" % (topic, i) for i in range(300)]
     produce(a, cluster_bootstrap("kafka_a"), topic, lines)
+
     # The same name on B (IdentityReplicationPolicy), read as an application would after failover.
     def read_committed():
         got = kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
