@@ -21,7 +21,8 @@ import time
 import pytest
 
 import harness
-from test_kafka_reachable import secured  # noqa: F401 pylint: disable=unused-import - its SASL broker, shared rather than copied
+# the SASL broker of test_kafka_reachable, shared rather than copied
+from test_kafka_reachable import secured  # noqa: F401 pylint: disable=unused-import
 
 COLLECTIONS = os.path.join(harness.REPO, ".collections")
 LINK = os.path.join(COLLECTIONS, "ansible_collections", "kafkaops", "mirrormaker")
@@ -241,7 +242,7 @@ def test_sasl_wrong_password_is_told_from_an_unreachable_cluster(secured):
     # kafka-python reads the answer in some attempts, in others only the close
     assert result["msg"] in [
         "bootstrap_servers: %s answered, but kafka-python could not connect to the cluster within 5 s: "
-        "KafkaTimeoutError: KafkaTimeoutError: Unable to bootstrap from ['%s']; its last connection error: %s"
+        "KafkaTimeoutError: Unable to bootstrap from ['%s']; kafka-python logged: %s"
         % (secured["SASL_PLAINTEXT"], secured["SASL_PLAINTEXT"], reason) for reason in [
             "[Error 58] SaslAuthenticationFailedError: SaslAuthenticationFailedError: Authentication failed: "
             "Invalid username or password",
@@ -258,7 +259,7 @@ def test_tls_with_the_broker_ca_in_ssl_cafile(secured, tmp_path):
     assert proc.returncode == 2, result
     assert result["msg"].startswith("bootstrap_servers: %s answered, but kafka-python could not connect to the "
                                     "cluster within 5 s: " % secured["SSL"])
-    assert "; its last connection error: KafkaConnectionError: Handshake failed: [SSL: CERTIFICATE_VERIFY_FAILED] " \
+    assert "; kafka-python logged: KafkaConnectionError: Handshake failed: [SSL: CERTIFICATE_VERIFY_FAILED] " \
            "certificate verify failed: self-signed certificate" in result["msg"]
 
     ca = tmp_path / "broker.pem"  # the broker's self-signed certificate (CN and SAN 127.0.0.1) is its own CA
