@@ -259,8 +259,8 @@ class Failed(Exception):
     """A message for fail_json, raised once the clients are closed."""
 
 
-class LastConnectionError(logging.Handler):
-    """The last reason kafka-python logged for a failed connection.
+class ConnectionErrors(logging.Handler):
+    """Why kafka-python's connections failed, as it logged it.
 
     Its bootstrap gives up with "Unable to bootstrap from ..." alone; why (a TLS certificate it
     would not trust, the broker closing the connection after a failed SASL login) is only in its
@@ -349,6 +349,12 @@ def input_errors(params, servers_errors, property_errors):
     return errors + list(property_errors)
 
 
+def error_text(exc):
+    """'KafkaTimeoutError: Unable to bootstrap ...': kafka-python's errors name their class already."""
+    name, text = type(exc).__name__, str(exc)
+    return text if text.startswith(name) or text.startswith("[Error ") else "%s: %s" % (name, text)
+
+
 def error_name(code):
     error = kafka_errors.for_code(code)
     return "error %d (%s)" % (code, error.message if hasattr(error, "message") else error.__name__)
@@ -370,19 +376,19 @@ def report(servers, kwargs, params, deadline, connection_errors):
             # the servers answered the probe's ApiVersions, so this is the client's own connection:
             # TLS verification, SASL authentication, or the brokers the cluster advertises
             reason = connection_errors.reason
-            detail = "; its last connection error: %s" % reason if reason else ""
+            detail = "; kafka-python logged: %s" % reason if reason else ""
             if reason and "socket disconnected" in reason and kwargs.get("security_protocol") in SASL_PROTOCOLS:
                 detail += " (as a broker closes the connection after a failed SASL login: check sasl.plain.username " \
                           "and sasl.plain.password)"
             raise Failed("bootstrap_servers: %s answered, but kafka-python could not connect to the cluster within "
-                         "%s s: %s: %s%s" % (shown, timeout, type(exc).__name__, exc, detail))
+                         "%s s: %s%s" % (shown, timeout, error_text(exc), detail))
         retry = Retry(timeout)
         try:
             cluster_id = retry(admin.describe_cluster).get("cluster_id")
             groups, warnings = read_groups(admin, consumer, list(dict.fromkeys(params["groups"])), params["topics"],
                                            timeout * 1000, error_name, retry)
         except (kafka_errors.KafkaError, NotReady, ValueError) as exc:
-            raise Failed("reading the groups' offsets from %s failed: %s: %s" % (shown, type(exc).__name__, exc))
+            raise Failed("reading the groups' offsets from %s failed: %s" % (shown, error_text(exc)))
         return cluster_id, groups, warnings
     finally:
         for client in (consumer, admin):
@@ -420,7 +426,7 @@ def main():
         module.fail_json(msg="kafka-python %s on this host: this module needs 3.0 or later" % version)
     # kafka-python's log goes to this handler alone: its retries would otherwise reach the
     # module's stderr through logging's last-resort handler, and at DEBUG it logs SASL passwords
-    connection_errors = LastConnectionError()
+    connection_errors = ConnectionErrors()
     kafka_log = logging.getLogger("kafka")
     kafka_log.addHandler(connection_errors)
     kafka_log.setLevel(logging.WARNING)

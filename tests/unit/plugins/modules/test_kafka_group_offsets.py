@@ -317,3 +317,125 @@ def test_only_secret_client_properties_stay_no_log():
     fake = FakeModule(list(props.values()) + ["another option's secret"])
     module.mask_only_secrets(fake, props)
     assert fake.no_log_values == {"s3cret", "keypass", "another option's secret"}
+
+
+# ---------------------------------------------------------------------------- tries again while the cluster is not ready
+
+class Clock(object):
+    """Test double of time.monotonic and time.sleep: sleeping advances the clock."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+class Retriable(Exception):
+    retriable = True
+
+
+def flaky(failures, error=Retriable):
+    calls = []
+
+    def call(*args, **kwargs):
+        calls.append((args, kwargs))
+        if len(calls) <= failures:
+            raise error("not yet (%d)" % len(calls))
+        return "answer"
+    return call, calls
+
+
+def test_retry_tries_a_retriable_error_again_until_it_answers():
+    clock = Clock()
+    call, calls = flaky(3)
+    assert kg.Retry(5, clock=clock, sleep=clock.sleep)(call, 1, timeout_ms=2) == "answer"
+    assert len(calls) == 4 and calls[0] == ((1,), {"timeout_ms": 2}) and clock.now == 1.5
+
+
+def test_retry_gives_up_with_the_last_error_when_the_time_is_spent():
+    clock = Clock()
+    call, calls = flaky(100)
+    with pytest.raises(Retriable, match=r"^not yet \(10\)$"):
+        kg.Retry(5, clock=clock, sleep=clock.sleep)(call)
+    assert len(calls) == 10 and clock.now == 4.5
+
+
+def test_retry_raises_any_other_error_at_once():
+    clock = Clock()
+    call, calls = flaky(1, error=ValueError)
+    with pytest.raises(ValueError):
+        kg.Retry(5, clock=clock, sleep=clock.sleep)(call)
+    assert len(calls) == 1 and clock.now == 0
+
+
+class NotReadyYet(FakeAdmin):
+    """A FakeAdmin whose first ``not_ready`` describe_groups answer as a broker that just started
+    (kafka-python puts the group's error into the answer as text; it raises nothing)."""
+
+    def __init__(self, not_ready, *args):
+        FakeAdmin.__init__(self, *args)
+        self.not_ready = not_ready
+        self.describes = 0
+
+    def describe_groups(self, group_ids):
+        self.describes += 1
+        if self.describes <= self.not_ready:
+            return dict((g, described("Dead", error="[Error 16] NotCoordinatorError: None")) for g in group_ids)
+        return FakeAdmin.describe_groups(self, group_ids)
+
+
+def test_a_group_coordinator_not_ready_is_asked_again():
+    clock = Clock()
+    admin = NotReadyYet(1, {"g": described("Empty")}, {"g": committed(("t", 0, 1))}, {"t": 1})
+    report, warnings = kg.read_groups(admin, FakeConsumer({("t", 0): 1}), ["g"],
+                                      retry=kg.Retry(5, clock=clock, sleep=clock.sleep))
+    assert admin.describes == 2 and report["g"]["state"] == "Empty" and warnings == []
+
+
+def test_a_group_coordinator_never_ready_is_an_error_naming_the_group():
+    clock = Clock()
+    admin = NotReadyYet(1000, {}, {}, {})
+    with pytest.raises(kg.NotReady, match=r"^group 'g': \[Error 16\] NotCoordinatorError: None$"):
+        kg.read_groups(admin, FakeConsumer({}), ["g"], retry=kg.Retry(5, clock=clock, sleep=clock.sleep))
+    assert admin.describes == 10
+
+
+# ---------------------------------------------------------------------------- why kafka-python could not connect
+
+def logged(*messages):
+    handler = module.ConnectionErrors()
+    for message in messages:
+        handler.emit(module.logging.LogRecord("kafka.net.manager", module.logging.WARNING, __file__, 0, message,
+                                              None, None))
+    return handler.reason
+
+
+CERT = ("KafkaConnectionError: Handshake failed: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
+        "self-signed certificate (_ssl.c:1006)")
+LOGIN = ("[Error 58] SaslAuthenticationFailedError: SaslAuthenticationFailedError: Authentication failed: "
+         "Invalid username or password")
+
+
+@pytest.mark.parametrize("messages, reason", [
+    ([], None),
+    # kafka-python 3.0.12's wording
+    (["Bootstrap connection to bootstrap-0 failed: %s (backoff 0.12 secs)" % CERT,
+      "Connection failed: %s" % CERT,
+      "Bootstrap failed: KafkaTimeoutError: Unable to bootstrap from 127.0.0.1:9093"], CERT),
+    # the deadline cut the last attempt short: the reason before it is the one
+    (["Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected (backoff 0.06 secs)",
+      "Bootstrap connection to bootstrap-0 failed: [Error 7] RequestTimedOutError: Request timed out after 141 ms "
+      "(backoff 0.12 secs)"], "KafkaConnectionError: socket disconnected"),
+    (["Bootstrap connection to bootstrap-0 failed: [Error 7] RequestTimedOutError: Request timed out after 9 ms"],
+     "[Error 7] RequestTimedOutError: Request timed out after 9 ms"),
+    # a refused login read in one attempt tells more than the closes of the others
+    (["Bootstrap connection to bootstrap-0 failed: %s (backoff 0.06 secs)" % LOGIN,
+      "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected (backoff 0.12 secs)"],
+     LOGIN),
+])
+def test_the_connection_error_kafka_python_logged(messages, reason):
+    assert logged(*messages) == reason
