@@ -128,6 +128,8 @@ notes:
   - >-
     Creating a connector with O(state=paused) or O(state=stopped) creates it running, then pauses
     or stops it. C(PUT /connectors/<name>/config) cannot create a connector in another state.
+    A connector paused that early may have no tasks yet. Connect does not start a paused connector,
+    so it makes its tasks only once resumed.
   - >-
     A configuration that Connect's validation refuses (an unknown class, a missing required key)
     fails the task with Connect's list of errors. Settings that only fail when the connector or a

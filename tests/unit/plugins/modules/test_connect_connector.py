@@ -292,6 +292,40 @@ def test_check_params_names_each_fault():
     assert cc.check_params(params(state="absent", config={"name": "y"})) == []
 
 
+def http_error(method, path, status, message="m"):
+    return cc.connect_rest.ConnectHTTPError("http://w:8083", method, path, status, message)
+
+
+@pytest.mark.parametrize("error, message", [
+    (http_error("GET", "/connectors/x/config", 401, "Credentials missing"),
+     "url_username/url_password: Kafka Connect at http://w:8083 refused GET /connectors/x/config with HTTP 401: "
+     "Credentials missing"),
+    (http_error("PUT", "/connectors/x/config", 400, "Connector configuration is invalid"),
+     "config: Kafka Connect at http://w:8083 refused the configuration of connector 'x' (HTTP 400): "
+     "Connector configuration is invalid"),
+    (http_error("PUT", "/connectors/x/stop", 404, "HTTP 404 Not Found"),
+     "state: stopped needs Kafka Connect 3.5 or later (KIP-875, PUT /connectors/<name>/stop); Kafka Connect at "
+     "http://w:8083 answered PUT /connectors/x/stop with HTTP 404: HTTP 404 Not Found"),
+    (http_error("PUT", "/connectors/x/pause", 409, "rebalance"),
+     "Kafka Connect at http://w:8083 answered PUT /connectors/x/pause with HTTP 409: rebalance (still 409, a "
+     "rebalance, after every retry)"),
+    (http_error("PUT", "/connectors/x/pause", 500, "Request timed out"),
+     "Kafka Connect at http://w:8083 answered PUT /connectors/x/pause with HTTP 500: Request timed out"),
+])
+def test_http_error_messages_name_what_to_change(error, message):
+    assert cc.http_error_message(error, params()) == message
+
+
+def test_an_unverifiable_certificate_points_at_ca_path():
+    error = cc.connect_rest.ConnectUnreachable(
+        "https://w:8443", "GET", "/connectors/x/config",
+        "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate (_ssl.c:1006)")
+    assert cc.unreachable_message(error) == (
+        "url: cannot reach Kafka Connect at https://w:8443 (GET /connectors/x/config): [SSL: CERTIFICATE_VERIFY_FAILED] "
+        "certificate verify failed: self-signed certificate (_ssl.c:1006) (give ca_path the CA that signed the "
+        "worker's certificate)")
+
+
 # ---------------------------------------------------------------- the module against the double
 
 @pytest.fixture
@@ -418,12 +452,23 @@ def test_failed_task_fails_at_once_with_its_trace(tmp_path, double):
     assert result["status"]["tasks"][1]["trace"] == trace
 
 
+def test_a_secret_only_the_live_config_holds_is_scrubbed_from_a_trace(tmp_path, double):
+    """Kafka's ConfigException quotes the value it refuses; the play gave no config to learn the secret from."""
+    jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="mm2" password="%s";' % SECRET
+    double.add("x", base_config(**{"source.cluster.sasl.jaas.config": jaas}))
+    double.connectors["x"]["tasks"][0].update(state="FAILED", trace="org.apache.kafka.common.config.ConfigException: "
+                                              "Invalid value %s for configuration sasl.jaas.config" % jaas)
+    result, stdout = run(tmp_path, double.url, name="x", state="running", wait=True)
+    assert result["failed"] and "ConfigException: Invalid value" in result["msg"]
+    assert SECRET not in stdout
+
+
 def test_409_retried_and_reported(tmp_path, double):
-    double.conflicts = 2
+    double.conflicts = 1
     result, _unused = run(tmp_path, double.url, name="x", config=base_config())
     assert result["changed"] and not result.get("failed"), result
     assert result["conflicts"] == ["GET /connectors/x/config: Cannot complete request momentarily due to stale "
-                                   "configuration (typically caused by a concurrent config change)"] * 2
+                                   "configuration (typically caused by a concurrent config change)"]
 
 
 def test_refused_credentials_name_the_credential_options(tmp_path):
@@ -456,10 +501,12 @@ def test_unreachable_worker_names_url(tmp_path):
     assert "Connection refused" in result["msg"]
 
 
-def test_bad_parameters_fail_before_any_request(tmp_path, double):
-    result, _unused = run(tmp_path, double.url, name="x", config=base_config(name="y"))
+def test_bad_parameters_fail_before_any_request_secrets_scrubbed(tmp_path, double):
+    config = base_config(name="y", **{"source.cluster.ssl.truststore.password": SECRET})
+    result, stdout = run(tmp_path, double.url, name="x", config=config, verbosity=3)
     assert result["failed"] and result["msg"].startswith("config.name: 'y' differs from name 'x'")
     assert double.requests == []
+    assert SECRET not in stdout
 
 
 def test_names_are_quoted_in_every_request(tmp_path, double):
