@@ -88,7 +88,7 @@ def put(url, name, config, state="RUNNING"):
     its task configs were generated, it would have no task."""
     code, body = api(url, "PUT", "/connectors/%s/config" % name, config)
     assert code in (200, 201), body
-    tasks = 1 if name == SOURCE else None
+    tasks = 1 if config["connector.class"].endswith(".MirrorSourceConnector") else None
     status = wait_states(url, name, "RUNNING", tasks)
     if state == "PAUSED":
         api(url, "PUT", "/connectors/%s/pause" % name)
@@ -351,15 +351,21 @@ def test_absent_deletes_and_absent_again_changes_nothing(tmp_path, connect, sour
     assert proc.returncode == 0 and not again["changed"] and again["actions"] == [], again
 
 
-@pytest.mark.parametrize("setting, value, failed, first_line", [
+@pytest.mark.parametrize("start, setting, value, failed, first_line", [
     # passes Connect's validation; the task's consumer refuses it when the task starts
-    ("consumer.auto.offset.reset", "bogus", "task 0",
+    ("absent", "consumer.auto.offset.reset", "bogus", "task 0",
+     "org.apache.kafka.common.config.ConfigException: Invalid value bogus for configuration auto.offset.reset"),
+    # the same change to a running connector: right after the PUT its status still shows the old
+    # task RUNNING, and the new one fails a moment later
+    ("running", "consumer.auto.offset.reset", "bogus", "task 0",
      "org.apache.kafka.common.config.ConfigException: Invalid value bogus for configuration auto.offset.reset"),
     # passes validation; the connector fails compiling its topic filter when it starts
-    ("topics", "(", "connector", "java.util.regex.PatternSyntaxException: Unclosed group near index 1"),
+    ("absent", "topics", "(", "connector", "java.util.regex.PatternSyntaxException: Unclosed group near index 1"),
 ])
-def test_a_failure_is_reported_with_its_trace(tmp_path, connect, configs, setting, value, failed, first_line):
+def test_a_failure_is_reported_with_its_trace(tmp_path, connect, configs, start, setting, value, failed, first_line):
     delete(connect["url"], FAILING)
+    if start == "running":
+        put(connect["url"], FAILING, configs[SOURCE])
     config = dict(configs[SOURCE], **{setting: value})
     started = time.monotonic()
     try:
@@ -373,7 +379,8 @@ def test_a_failure_is_reported_with_its_trace(tmp_path, connect, configs, settin
         assert any(line.startswith("\tat org.apache.kafka.") for line in lines[2:])
         assert len(lines) <= 1 + 40 + 1
         assert first_line in output
-        assert result["actions"] == ["create"] and result["status"] is not None
+        assert result["actions"] == ["create" if start == "absent" else "update config"]
+        assert result["status"] is not None
         assert seconds < 60, "the failure was not reported at once (%.0fs)" % seconds
     finally:
         delete(connect["url"], FAILING)
