@@ -41,7 +41,6 @@ USER_AGENT = "kafkaops.mirrormaker-connect_rest"
 CONFLICT = 409
 # A whole value of the form ${provider:[path:]key}: what a config provider (FileConfigProvider...)
 # resolves on the worker. It names where the secret is, it is not one.
-_REFERENCE = re.compile(r"^\$\{[A-Za-z0-9_.-]+:[^{}]*\}$")
 # Jetty (Connect's REST server) refuses a path with an encoded '/', '\' or '%' (HTTP 400, empty
 # body, "ambiguous URI"), and control characters cannot be carried at all.
 _NAME_BAD = re.compile(r"[/\\%\x00-\x1f\x7f]")
@@ -84,11 +83,6 @@ def name_fault(name):
         return ("name: %r cannot be a connector name on the REST API: Connect's server refuses '/', '\\' and '%%' "
                 "in a path even when encoded, and control characters cannot be sent" % name)
     return None
-
-
-def is_provider_reference(value):
-    """True when the whole value is a config provider reference such as ``${file:/etc/x.properties:pw}``."""
-    return isinstance(value, str) and _REFERENCE.match(value) is not None
 
 
 def connector_path(name, *rest):

@@ -36,7 +36,7 @@ import re
 from collections import OrderedDict
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import is_secret_key, is_secret_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import is_provider_reference, is_secret_key, is_secret_value
 
 MIRROR_PACKAGE = "org.apache.kafka.connect.mirror."
 CONNECTOR_KINDS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
@@ -270,7 +270,7 @@ def externalize_secrets(configs, secrets_dir):
         path = "%s/%s.properties" % (secrets_dir.rstrip("/"), name)
         new = OrderedDict()
         for key, value in config.items():
-            if value and not value.startswith("${") and (is_secret_key(key) or is_secret_value(value)):
+            if value and not is_provider_reference(value) and (is_secret_key(key) or is_secret_value(value)):
                 files.setdefault(path, OrderedDict())[key] = value
                 new[key] = "${file:%s:%s}" % (path, key)
             else:

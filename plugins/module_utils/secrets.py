@@ -51,6 +51,16 @@ _VALUE_RE = re.compile(
 _OPTION_PREFIX = re.compile(r"^(?:-D|--?)")
 
 
+# A Kafka config provider reference (${file:/etc/x.properties:pw}) names where a secret is, not
+# the secret: Connect shows it in its REST API on purpose.
+_REFERENCE = re.compile(r"^\$\{[A-Za-z0-9_.-]+:[^{}]*\}$")
+
+
+def is_provider_reference(value):
+    """True when the whole value is a config provider reference such as ``${file:/etc/x.properties:pw}``."""
+    return isinstance(value, str) and _REFERENCE.match(value) is not None
+
+
 def _blank(value):
     if value is None:
         return True

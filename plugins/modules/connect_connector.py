@@ -314,7 +314,7 @@ def masked(config):
     """(copy with secret values as MASK, the raw secret values); provider references stay as they are."""
     if not config:
         return {}, []
-    plain = dict((k, v) for k, v in config.items() if not connect_rest.is_provider_reference(v))
+    plain = dict((k, v) for k, v in config.items() if not secrets.is_provider_reference(v))
     shown = secrets.mask(plain)
     return dict((k, shown.get(k, v)) for k, v in config.items()), secrets.secret_values(plain)
 

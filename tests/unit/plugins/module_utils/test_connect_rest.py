@@ -59,20 +59,6 @@ def test_name_fault(name, fault):
         assert found.startswith("name: ") and fault in found
 
 
-@pytest.mark.parametrize("value, reference", [
-    ("${file:/etc/kafka-connect/secrets/A-to-B.properties:truststore.password}", True),
-    ("${env:CONNECT_PASSWORD}", True),
-    ("${directory:/run/secrets:pw}", True),
-    ("prefix${file:/p:k}", False),
-    ("${file:/p:k}suffix", False),
-    ("${notareference}", False),
-    ("plain", False),
-    (7, False),
-])
-def test_is_provider_reference(value, reference):
-    assert rest.is_provider_reference(value) is reference
-
-
 def test_connection_params_named_at_fault():
     params = dict(url="localhost:8083", timeout=0, url_username=None, url_password="x", client_cert=None,
                   client_key="/k.pem")

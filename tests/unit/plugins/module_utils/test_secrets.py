@@ -172,3 +172,17 @@ def test_filters_are_the_rule():
     assert filters["kafka_has_secrets"](PROPS) is True
     assert filters["kafka_mask_secrets"](PROPS) == s.mask(PROPS)
     assert filters["kafka_option_secrets"]("-Dx.password=y") == ["x.password"]
+
+
+@pytest.mark.parametrize("value, reference", [
+    ("${file:/etc/kafka-connect/secrets/A-to-B.properties:truststore.password}", True),
+    ("${env:CONNECT_PASSWORD}", True),
+    ("${directory:/run/secrets:pw}", True),
+    ("prefix${file:/p:k}", False),
+    ("${file:/p:k}suffix", False),
+    ("${notareference}", False),
+    ("plain", False),
+    (7, False),
+])
+def test_is_provider_reference(value, reference):
+    assert s.is_provider_reference(value) is reference
