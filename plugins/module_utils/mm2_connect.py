@@ -261,8 +261,9 @@ def check_clusters(workers):
 def externalize_secrets(configs, secrets_dir):
     """(configs with secrets replaced by FileConfigProvider references, files).
 
-    files: OrderedDict path -> OrderedDict key -> value, one file per connector; the role writes
-    them 0600 for the service user. A value that already is a config provider reference stays.
+    files: OrderedDict connector name -> {path, properties (key -> value)}, one file per connector
+    with secrets; the role writes them 0600 for the service user and restarts the connector whose
+    file changed. A value that already is a config provider reference stays.
     """
     out = OrderedDict()
     files = OrderedDict()
@@ -271,7 +272,7 @@ def externalize_secrets(configs, secrets_dir):
         new = OrderedDict()
         for key, value in config.items():
             if value and not is_provider_reference(value) and (is_secret_key(key) or is_secret_value(value)):
-                files.setdefault(path, OrderedDict())[key] = value
+                files.setdefault(name, OrderedDict([("path", path), ("properties", OrderedDict())]))["properties"][key] = value
                 new[key] = "${file:%s:%s}" % (path, key)
             else:
                 new[key] = value

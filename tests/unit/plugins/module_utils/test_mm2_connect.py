@@ -77,8 +77,8 @@ def test_secrets_go_to_provider_files_never_into_the_connector_config():
     assert src["source.cluster.sasl.jaas.config"] == "${file:%s:source.cluster.sasl.jaas.config}" % path
     assert src["target.cluster.ssl.truststore.password"] == "${file:%s:target.cluster.ssl.truststore.password}" % path
     assert "s3cret" not in repr(result["connectors"]) and "tspass" not in repr(result["connectors"])
-    assert result["secret_files"][path] == {"source.cluster.sasl.jaas.config": JAAS,
-                                            "target.cluster.ssl.truststore.password": "tspass"}
+    assert result["secret_files"]["A-to-B-MirrorSourceConnector"] == {
+        "path": path, "properties": {"source.cluster.sasl.jaas.config": JAAS, "target.cluster.ssl.truststore.password": "tspass"}}
 
 
 def test_worker_properties_of_the_layout():
