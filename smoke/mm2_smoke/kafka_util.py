@@ -80,20 +80,24 @@ class Clients(object):
 
 
 def transient_errors():
-    """Errors of a broker that is busy or briefly away, not of a wrong request: worth a retry."""
+    """Errors of a broker that is busy or briefly away, not of a wrong request: worth a retry. A
+    group coordinator not elected or still loading (a cluster formatted a moment ago) refuses the
+    request without applying it, so it is one of them."""
     from kafka import errors
     return (errors.KafkaTimeoutError, errors.KafkaConnectionError, errors.NodeNotReadyError,
-            errors.RequestTimedOutError)
+            errors.RequestTimedOutError, errors.CoordinatorNotAvailableError, errors.NotCoordinatorError,
+            errors.CoordinatorLoadInProgressError)
 
 
 class RetryingAdmin(object):
-    """An admin client whose read calls (metadata, offsets, configs: safe to repeat) retry transient
-    errors until ``timeout_s`` has passed since the first try, then raise the last one. A busy
-    datacenter host, or a broker other work keeps busy, answers late rather than not at all.
-    Calls that change the cluster are passed through once."""
+    """An admin client whose calls that are safe to repeat (reads of metadata, offsets, configs; a
+    group's offsets set to given values) retry transient errors until ``timeout_s`` has passed since
+    the first try, then raise the last one. A busy datacenter host, or a broker other work keeps
+    busy, answers late rather than not at all. Other calls that change the cluster are passed
+    through once."""
 
-    READS = frozenset(["describe_topics", "list_topics", "list_partition_offsets", "describe_configs",
-                       "list_group_offsets", "describe_cluster"])
+    REPEATABLE = frozenset(["describe_topics", "list_topics", "list_partition_offsets", "describe_configs",
+                            "list_group_offsets", "describe_cluster", "alter_group_offsets"])
 
     def __init__(self, admin, timeout_s, pause_s=0.5, clock=None, sleep=None):
         import time
@@ -105,7 +109,7 @@ class RetryingAdmin(object):
 
     def __getattr__(self, name):
         attr = getattr(self._admin, name)
-        if name not in self.READS:
+        if name not in self.REPEATABLE:
             return attr
 
         def call(*args, **kwargs):

@@ -278,6 +278,7 @@ class FlakyAdmin(object):
         return [{"name": topics[0], "error_code": 0, "partitions": [0, 1]}]
 
     create_topics = describe_topics
+    alter_group_offsets = describe_topics
 
 
 def retrying(errors, timeout_s=5):
@@ -305,3 +306,8 @@ def test_admin_reads_retry_a_busy_broker_within_the_timeout():
     with pytest.raises(KafkaTimeoutError):
         adm.create_topics(["t"])
     assert fake.calls == 1
+    # a group coordinator not ready yet refuses a commit without applying it: setting offsets again is safe
+    from kafka.errors import CoordinatorNotAvailableError
+    adm, fake, now = retrying([CoordinatorNotAvailableError("fresh cluster")])
+    adm.alter_group_offsets(["t"])
+    assert fake.calls == 2 and now[0] == 1.0
