@@ -25,11 +25,8 @@ step_build() {
 # The smoke job and the mm2_smoke role against real brokers, real MirrorMaker 2 and real Spark on
 # this machine (tests/smoke/harness.py starts them from the lab's Kafka archive).
 step_smoke() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 tests/smoke; }
-# molecule/dr (the disaster-recovery layout) is run by hand until it has passed end to end:
-#   ANSIBLE_COLLECTIONS_PATH=.cache/installed-collection molecule test -s dr
 step_molecule() {
-  ANSIBLE_COLLECTIONS_PATH="$installed" molecule test -s default &&
-    ANSIBLE_COLLECTIONS_PATH="$installed" molecule test -s kraft
+  ANSIBLE_COLLECTIONS_PATH="$installed" molecule test --all
 }
 # Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
 # The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).

@@ -49,6 +49,14 @@ def group_offsets(host, bootstrap, group):
     return offsets
 
 
+def test_smoke_playbook_unchanged_proves_the_dr_layout(host, tmp_path):
+    """playbooks/smoke.yml as users run it: with no MirrorMaker hosts it runs on the first Connect
+    worker and checks the flow as the connectors run it (identity names, checkpoints, synced offsets)."""
+    result = ansible_playbook(REPO / "playbooks" / "smoke.yml", "-e", "mm2_smoke_fetch_dir=%s" % tmp_path)
+    assert result.returncode == 0, result.stdout[-4000:]
+    assert "mm2-smoke smoke run" in result.stdout and ": PASS" in result.stdout, result.stdout[-4000:]
+
+
 def test_every_connector_and_task_runs_and_both_workers_joined(host):
     status = rest(host, "/connectors?expand=status")
     assert sorted(status) == sorted([SOURCE, CHECKPOINT])
@@ -149,3 +157,44 @@ def test_rolling_restart_of_the_workers_keeps_the_connectors_running(host):
     status = rest(host, "/connectors?expand=status")
     assert all(e["status"]["connector"]["state"] == "RUNNING" for e in status.values())
     assert all(t["state"] == "RUNNING" for e in status.values() for t in e["status"]["tasks"])
+
+
+def test_failover_drill_moves_a_group_to_b(host, tmp_path):
+    """playbooks/failover.yml stops the flow's connectors, reconciles the group's topic with Spark and
+    reports where the group resumes on B; a consumer of that group on B then loses nothing and
+    re-reads at most what lies between two offset syncs. disaster_recovery.yml starts the
+    connectors again afterwards."""
+    topic, group = unique("dr-fo"), unique("dr-fo-g")
+    a, b = a_host(host), b_host(host)
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
+          "--partitions", "1", "--replication-factor", "1")
+    lines = ["%s-%04d" % (topic, i) for i in range(400)]
+    produce(a, cluster_bootstrap("kafka_a"), topic, lines)
+    consumed = [line for line in kafka(
+        a, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--topic", topic,
+        "--group", group, "--max-messages", "250", "--timeout-ms", "60000",
+        "--consumer-property", "auto.offset.reset=earliest", timeout=120).stdout.split() if line.startswith(topic)]
+    assert len(consumed) == 250
+    wait_until("offsets of %s translated on B" % group,
+               lambda: group_offsets(b, cluster_bootstrap("kafka_b"), group), timeout=180, interval=5)
+    try:
+        result = ansible_playbook(REPO / "playbooks" / "failover.yml", "-e", json.dumps(
+            {"failover_groups": [group], "failover_report_dir": str(tmp_path), "mm2_smoke_fetch_dir": str(tmp_path)}))
+        assert result.returncode == 0, result.stdout[-3000:]
+        status = rest(host, "/connectors?expand=status")
+        assert {e["status"]["connector"]["state"] for e in status.values()} == {"STOPPED"}
+        assert "PASS   reconcile  A->B     %s -> %s" % (topic, topic) in result.stdout
+        report = json.loads((tmp_path / "failover-A-to-B.json").read_text())
+        on_b = report["target"][group]["partitions"]
+        assert [(p["topic"], p["partition"]) for p in on_b] == [(topic, 0)]
+        assert report["source"][group]["partitions"][0]["committed"] == 250
+        print("failover drill: %s resumes on B at %s" % (group, on_b[0]["committed"]))
+        resumed = [line for line in kafka(
+            b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic", topic,
+            "--group", group, "--timeout-ms", "15000", "--isolation-level", "read_committed",
+            timeout=120, check=False).stdout.split() if line.startswith(topic)]
+        assert set(consumed) | set(resumed) == set(lines), "no record lost across the failover"
+        assert len(set(consumed) & set(resumed)) <= 100
+    finally:
+        again = ansible_playbook(REPO / "playbooks" / "disaster_recovery.yml")
+        assert again.returncode == 0, again.stdout[-3000:]
