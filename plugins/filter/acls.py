@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops maintainers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""MirrorMaker 2 ACL filters: thin wrappers over plugins/module_utils/mm2_acls.py.
+
+``mm2_acls(clusters, flows, properties, options, principals, allow_wildcard)``
+    The ACLs dedicated mode needs on each cluster, or the errors.
+``mm2_acls_connect(plans, principals, allow_wildcard)``
+    The same for MirrorMaker connectors on Connect clusters (``connect_plan`` results).
+``mm2_acls_table(acls)``
+    One row per principal and resource, for the play's summary.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls as derivation
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+
+
+def mm2_acls(clusters, flows, properties, options, principals, allow_wildcard=None):
+    """{errors, acls}: acls maps each cluster alias to its bindings."""
+    return mm2_model.plain(derivation.derive_dedicated(clusters, flows, properties, options, principals,
+                                                       allow_wildcard or ()))
+
+
+def mm2_acls_connect(plans, principals, allow_wildcard=None):
+    """{errors, acls} for the Connect layout."""
+    return mm2_model.plain(derivation.derive_connect(plans, principals, allow_wildcard or ()))
+
+
+def mm2_acls_table(acls):
+    """List of rows: cluster, principal, resource, operations, classes."""
+    return mm2_model.plain(derivation.table(acls))
+
+
+class FilterModule(object):
+    """MirrorMaker 2 ACL filters."""
+
+    def filters(self):
+        return {
+            "mm2_acls": mm2_acls,
+            "mm2_acls_connect": mm2_acls_connect,
+            "mm2_acls_table": mm2_acls_table,
+        }

@@ -1,0 +1,292 @@
+# -*- coding: utf-8 -*-
+"""The ACL derivation: both layouts, both replication policies, active-active, the guide's lists.
+
+The Red Hat guide's lists (disaster-recovery chapter, offset-syncs on the target) are typed from
+the issue's wording; tests/unit/fixtures/redhat_dr/README.md says why the page could not be read
+in full here.  The examples are the repository's own inventories, loaded as Ansible would.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls, mm2_connect
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+MM2 = "User:mm2"
+
+
+def _load(path):
+    with open(os.path.join(REPO, path)) as handle:
+        return yaml.safe_load(handle)
+
+
+def _ops(acls, cluster, rtype, name, ptype="LITERAL"):
+    return set(b["operation"] for b in acls.get(cluster, [])
+               if (b["resource_type"], b["resource_name"], b["pattern_type"]) == (rtype, name, ptype))
+
+
+def _all(acls, cluster):
+    return set((b["operation"], b["resource_type"], b["resource_name"], b["pattern_type"]) for b in acls[cluster])
+
+
+def _dr_plan(tasks_max=4, exactly_once=None, overrides=None):
+    """mm2_connect.plan for inventories/disaster_recovery, with the connect role's defaults."""
+    inv = _load("inventories/disaster_recovery/group_vars/all.yml")
+    defaults = _load("roles/connect/defaults/main.yml")
+    flow_defaults = dict(defaults["connect_flow_default_properties"], **{"tasks.max": tasks_max})
+    eos = inv["mirrormaker_exactly_once"] if exactly_once is None else exactly_once
+    settings = {"rest": {"port": 8083, "advertised_host": "west-connect-1"}, "secrets_dir": "/etc/kafka-connect/secrets",
+                "worker_defaults": defaults["connect_worker_default_properties"],
+                "connector_properties": overrides or {}}
+    props = dict(defaults["connect_default_properties"], **(inv.get("mirrormaker_properties") or {}))
+    plan = mm2_connect.plan(inv["mirrormaker_clusters"], inv["mirrormaker_flows"], props,
+                            {"exactly_once": eos, "internal_rest": True, "flow_defaults": flow_defaults},
+                            "east", "west", settings)
+    assert plan["errors"] == []
+    return plan
+
+
+def _dr(**kwargs):
+    wildcard = kwargs.pop("allow_wildcard", ("topics", "groups"))
+    result = mm2_acls.derive_connect([_dr_plan(**kwargs)], MM2, wildcard)
+    assert result["errors"] == []
+    return result["acls"]
+
+
+def _pulse(allow_wildcard=("topics", "groups")):
+    inv = _load("inventories/pulse_example/group_vars/mirrormakers.yml")
+    options = {"exactly_once": inv["mirrormaker_exactly_once"], "internal_rest": inv["mirrormaker_internal_rest"],
+               "flow_defaults": inv["mirrormaker_flow_default_properties"]}
+    props = dict(inv["mirrormaker_default_properties"], **inv["mirrormaker_properties"])
+    return mm2_acls.derive_dedicated(inv["mirrormaker_clusters"], inv["mirrormaker_flows"], props, options,
+                                     MM2, allow_wildcard)
+
+
+def _dedicated(flows, properties=None, exactly_once=False, principals=MM2, allow_wildcard=()):
+    clusters = [{"alias": "A", "bootstrap_servers": ["a1:9092"]}, {"alias": "B", "bootstrap_servers": ["b1:9092"]}]
+    return mm2_acls.derive_dedicated(clusters, flows, properties or {},
+                                     {"exactly_once": exactly_once, "internal_rest": True}, principals, allow_wildcard)
+
+
+# ---------------------------------------------------------------- regexes
+
+
+@pytest.mark.parametrize("regex, pattern", [
+    ("orders", ("LITERAL", "orders")),
+    ("orders.v1", ("LITERAL", "orders.v1")),
+    (r"orders\.v1", ("LITERAL", "orders.v1")),
+    ("mm2-smoke.*", ("PREFIXED", "mm2-smoke")),
+    (r"dr\-.*", ("PREFIXED", "dr-")),
+    ("app_", ("LITERAL", "app_")),
+    (".*", None),
+    ("orders|audit", None),
+    ("orders.+", None),
+    ("[a-z]+", None),
+    (r"orders\.*", None),
+    ("ord.*ers", None),
+])
+def test_regex_becomes_a_binding_only_when_literal_or_prefix(regex, pattern):
+    assert mm2_acls.regex_pattern(regex) == pattern
+
+
+def test_a_wildcard_regex_is_refused_naming_the_flow_and_the_opt_in():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders", ".*"], "groups": ["app"]}])
+    assert result["acls"] == {}
+    assert len(result["errors"]) == 1
+    assert "A->B topics '.*'" in result["errors"][0]
+    assert "mm2_acls_allow_wildcard: [topics]" in result["errors"][0]
+
+
+def test_default_groups_regex_is_refused_too():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"]}])
+    assert [e for e in result["errors"] if "groups '.*'" in e]
+
+
+def test_wildcard_opt_in_grants_every_topic_on_source_and_only_remote_ones_on_target():
+    result = _dedicated([{"source": "A", "target": "B", "topics": [".*"], "groups": ["app"]}],
+                        allow_wildcard=["topics"])
+    assert result["errors"] == []
+    assert _ops(result["acls"], "A", "TOPIC", "*") == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}
+    # DefaultReplicationPolicy: every remote topic starts with "A."
+    assert _ops(result["acls"], "B", "TOPIC", "A.", "PREFIXED") == {"CREATE", "WRITE", "DESCRIBE", "ALTER", "ALTER_CONFIGS"}
+    assert not _ops(result["acls"], "B", "TOPIC", "*")
+
+
+def test_unknown_wildcard_kind_and_bad_principals_are_refused():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["t"], "groups": ["g"]}],
+                        principals={"A": "mm2", "C": "User:x"}, allow_wildcard=["everything"])
+    errors = "\n".join(result["errors"])
+    assert "mm2_acls_principals.A: 'mm2' is not a principal of the form User:<name>" in errors
+    assert "mm2_acls_principals: no principal for cluster B" in errors
+    assert "mm2_acls_principals.C: no such cluster" in errors
+    assert "mm2_acls_allow_wildcard: 'everything'" in errors
+
+
+def test_a_policy_whose_remote_names_cannot_be_predicted_is_refused():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["t"], "groups": ["g"],
+                          "replication_policy": "com.example.MyPolicy"}])
+    assert [e for e in result["errors"] if "com.example.MyPolicy" in e and "cannot be predicted" in e]
+
+
+# ------------------------------------------------------- the guide's lists
+
+
+GUIDE_SOURCE = {
+    ("READ", "TOPIC", "*", "LITERAL"), ("DESCRIBE", "TOPIC", "*", "LITERAL"),
+    ("DESCRIBE_CONFIGS", "TOPIC", "*", "LITERAL"),
+    ("DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"),
+    ("DESCRIBE", "GROUP", "*", "LITERAL"),
+}
+GUIDE_TARGET = {
+    ("CREATE", "TOPIC", "*", "LITERAL"), ("DESCRIBE", "TOPIC", "*", "LITERAL"), ("WRITE", "TOPIC", "*", "LITERAL"),
+    ("ALTER", "TOPIC", "*", "LITERAL"), ("ALTER_CONFIGS", "TOPIC", "*", "LITERAL"),
+    ("DESCRIBE", "GROUP", "*", "LITERAL"), ("READ", "GROUP", "*", "LITERAL"),
+    ("CREATE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
+    ("DESCRIBE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
+    ("WRITE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
+    ("READ", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
+    ("CREATE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
+    ("DESCRIBE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
+    ("WRITE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
+    ("DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"), ("ALTER", "CLUSTER", "kafka-cluster", "LITERAL"),
+}
+
+
+def test_dr_example_gives_exactly_the_guides_source_list():
+    # offset-syncs on the target: MirrorMaker 2 only reads the source
+    assert _all(_dr(), "east") == GUIDE_SOURCE
+
+
+def test_dr_example_gives_the_guides_target_list_plus_what_kafka_itself_needs():
+    group = "connect-mirrormaker-east-to-west"
+    internal = ["__%s-%s" % (group, kind) for kind in ("offsets", "configs", "status")]
+    extra = {("READ", "TOPIC", "*", "LITERAL"),                      # OffsetCommit of the synced groups
+             ("READ", "TOPIC", "east.checkpoints.internal", "LITERAL"),  # CheckpointStore on start
+             ("READ", "GROUP", group, "LITERAL")}
+    extra |= set((op, "TOPIC", t, "LITERAL") for t in internal for op in ("CREATE", "READ", "WRITE", "DESCRIBE"))
+    extra |= set((op, "TRANSACTIONAL_ID", "connect-cluster-" + group, "LITERAL") for op in ("WRITE", "DESCRIBE"))
+    for connector in ("MirrorSourceConnector", "MirrorCheckpointConnector"):
+        for task in range(4):
+            name = "%s-east-to-west-%s-%d" % (group, connector, task)
+            extra |= set((op, "TRANSACTIONAL_ID", name, "LITERAL") for op in ("WRITE", "DESCRIBE"))
+    assert _all(_dr(), "west") == GUIDE_TARGET | extra
+
+
+def test_dr_without_exactly_once_has_no_transactional_ids():
+    acls = _dr(exactly_once=False)
+    assert not [b for b in acls["west"] if b["resource_type"] == "TRANSACTIONAL_ID"]
+
+
+def test_transactional_ids_follow_tasks_max():
+    ids = set(b["resource_name"] for b in _dr(tasks_max=2)["west"] if b["resource_type"] == "TRANSACTIONAL_ID")
+    assert len(ids) == 1 + 2 + 2
+
+
+def test_guides_kafka_acls_example_for_the_offset_syncs_topic():
+    bindings = [b for b in _dr()["west"] if b["resource_name"] == "mm2-offset-syncs.east.internal"]
+    assert mm2_acls.kafka_acls_commands(bindings, "localhost:9092") == [
+        "./bin/kafka-acls.sh --bootstrap-server localhost:9092 --add --allow-principal User:mm2"
+        " --operation Create --operation Describe --operation Read --operation Write"
+        " --topic mm2-offset-syncs.east.internal"]
+
+
+def test_every_binding_names_a_known_class():
+    for acls in (_dr(), _pulse()["acls"]):
+        for bindings in acls.values():
+            for b in bindings:
+                assert b["classes"] and set(b["classes"]) <= set(mm2_acls.CLASSES)
+
+
+# ------------------------------------------------------------ dedicated mode
+
+
+def test_dedicated_one_way_flow_runs_the_reverse_herder_for_heartbeats():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}])
+    acls = result["acls"]
+    assert result["errors"] == []
+    # default location: the offset syncs live on the source, named after the target
+    assert _ops(acls, "A", "TOPIC", "mm2-offset-syncs.B.internal") == {"CREATE", "WRITE", "DESCRIBE", "READ"}
+    assert not _ops(acls, "B", "TOPIC", "mm2-offset-syncs.A.internal")
+    # herder A->B on B, heartbeat-only herder B->A on A
+    assert _ops(acls, "B", "GROUP", "A-mm2") == {"READ"}
+    assert _ops(acls, "A", "GROUP", "B-mm2") == {"READ"}
+    assert _ops(acls, "A", "TOPIC", "mm2-offsets.B.internal") == {"CREATE", "READ", "WRITE", "DESCRIBE"}
+    assert _ops(acls, "A", "TOPIC", "heartbeats") >= {"CREATE", "WRITE", "READ"}
+    assert _ops(acls, "B", "TOPIC", "A.heartbeats") >= {"CREATE", "WRITE"}
+    assert _ops(acls, "B", "TOPIC", "A.orders") == {"CREATE", "WRITE", "DESCRIBE", "ALTER", "ALTER_CONFIGS"}
+    # B is never read as a source
+    assert not _ops(acls, "B", "TOPIC", "orders")
+
+
+def test_dedicated_without_heartbeats_runs_no_reverse_herder():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],
+                        {"emit.heartbeats.enabled": False, "heartbeats.replication.enabled": False})
+    acls = result["acls"]
+    assert not _ops(acls, "A", "GROUP", "B-mm2")
+    assert not [b for b in acls["A"] if b["resource_name"] == "heartbeats"]
+    assert "heartbeats" not in set(b["resource_name"] for b in acls["B"])
+
+
+def test_settings_turned_off_drop_their_bindings():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],
+                        {"sync.topic.acls.enabled": False, "sync.topic.configs.enabled": False,
+                         "emit.checkpoints.enabled": False})
+    acls = result["acls"]
+    assert not [b for b in acls["A"] + acls["B"] if b["resource_type"] == "CLUSTER"]
+    assert not [b for b in acls["A"] + acls["B"] if b["operation"] in ("DESCRIBE_CONFIGS", "ALTER_CONFIGS")
+                and b["resource_name"] != "heartbeats"]
+    assert not [b for b in acls["A"] if b["resource_type"] == "GROUP" and b["resource_name"] == "app"]
+    assert not _ops(acls, "B", "TOPIC", "A.checkpoints.internal")
+    # offset syncs are still written, no longer read
+    assert _ops(acls, "A", "TOPIC", "mm2-offset-syncs.B.internal") == {"CREATE", "WRITE", "DESCRIBE"}
+
+
+def test_dedicated_offset_syncs_on_target_and_identity_policy():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"],
+                          "replication_policy": "identity", "properties": {"offset-syncs.topic.location": "target"}}])
+    acls = result["acls"]
+    assert result["errors"] == []
+    assert _ops(acls, "B", "TOPIC", "mm2-offset-syncs.A.internal") == {"CREATE", "WRITE", "DESCRIBE", "READ"}
+    assert not _ops(acls, "A", "TOPIC", "mm2-offset-syncs.B.internal")
+    assert _ops(acls, "B", "TOPIC", "orders") == {"CREATE", "WRITE", "DESCRIBE", "ALTER", "ALTER_CONFIGS"}
+
+
+def test_dedicated_exactly_once_transactional_ids_per_herder():
+    result = _dedicated([{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],
+                        {"tasks.max": 2}, exactly_once=True)
+    ids = set(b["resource_name"] for b in result["acls"]["B"] if b["resource_type"] == "TRANSACTIONAL_ID")
+    assert {"connect-cluster-A-mm2", "A-mm2-MirrorSourceConnector-0", "A-mm2-MirrorSourceConnector-1",
+            "A-mm2-MirrorCheckpointConnector-0", "A-mm2-MirrorCheckpointConnector-1",
+            "A-mm2-MirrorHeartbeatConnector-0"} == ids
+
+
+def test_pulse_active_active_both_clusters_are_source_and_target():
+    result = _pulse()
+    assert result["errors"] == []
+    acls = result["acls"]
+    for here, there in (("clusterA", "clusterB"), ("clusterB", "clusterA")):
+        assert _ops(acls, here, "TOPIC", "*") == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}
+        remote = {"CREATE", "WRITE", "DESCRIBE", "ALTER", "ALTER_CONFIGS"}
+        assert _ops(acls, here, "TOPIC", there + ".", "PREFIXED") == remote
+        assert _ops(acls, here, "GROUP", there + "-mm2") == {"READ"}
+        assert _ops(acls, here, "TOPIC", "%s.checkpoints.internal" % there) == {"CREATE", "WRITE", "DESCRIBE", "READ"}
+        syncs = "mm2-offset-syncs.%s.internal" % there
+        assert _ops(acls, here, "TOPIC", syncs) == {"CREATE", "WRITE", "DESCRIBE", "READ"}
+        assert _ops(acls, here, "CLUSTER", "kafka-cluster") == {"DESCRIBE", "ALTER"}
+
+
+def test_pulse_example_without_opt_in_is_refused_for_topics_and_groups():
+    errors = _pulse(allow_wildcard=())["errors"]
+    assert len([e for e in errors if "topics '.*'" in e]) == 2
+    assert len([e for e in errors if "groups '.*'" in e]) == 2
+
+
+def test_table_groups_operations_per_resource():
+    rows = mm2_acls.table(_dr())
+    row = [r for r in rows if r["resource"] == "TOPIC:LITERAL:mm2-offset-syncs.east.internal"][0]
+    assert row["cluster"] == "west" and row["operations"] == "CREATE,DESCRIBE,READ,WRITE"
+    assert row["classes"] == "offset-syncs"
