@@ -350,13 +350,19 @@ def remote_topic_prefix(source_alias, policy="default", separator="."):
     return None
 
 
-def internal_topics(source_alias, target_alias, separator=".", internal_separator_enabled=True):
-    """Internal topic names of DefaultReplicationPolicy/IdentityReplicationPolicy (KIP-690)."""
+def internal_topics(source_alias, target_alias, separator=".", internal_separator_enabled=True, offset_syncs_location="source"):
+    """Internal topic names of DefaultReplicationPolicy/IdentityReplicationPolicy (KIP-690).
+
+    The offset syncs topic is named after the cluster it does not live on
+    (``MirrorSourceConfig.offsetSyncsTopic``): the target's alias on the source (the default),
+    the source's alias with ``offset-syncs.topic.location=target``.
+    """
     sep = separator if (separator is not None and internal_separator_enabled) else "."
+    other = source_alias if offset_syncs_location == "target" else target_alias
     return OrderedDict([
         ("heartbeats", "heartbeats"),
         ("checkpoints", "%s%scheckpoints%sinternal" % (source_alias, sep, sep)),
-        ("offset_syncs", "mm2-offset-syncs%s%s%sinternal" % (sep, target_alias, sep)),
+        ("offset_syncs", "mm2-offset-syncs%s%s%sinternal" % (sep, other, sep)),
     ])
 
 
@@ -876,8 +882,9 @@ class _Model(object):
             item["replication_policy_alias"] = policy_alias(flow["policy"])
             item["separator"] = flow["separator"]
             item["remote_topic_prefix"] = remote_topic_prefix(flow["source"], flow["policy"], flow["separator"])
+            item["offset_syncs_location"] = self._flow_value(flow, "offset-syncs.topic.location", "source").strip().lower()
             item["internal_topics"] = internal_topics(flow["source"], flow["target"], flow["separator"],
-                                                      flow["internal_separator_enabled"])
+                                                      flow["internal_separator_enabled"], item["offset_syncs_location"])
             for key, name, default in (("emit.heartbeats.enabled", "emit_heartbeats", True),
                                        ("emit.checkpoints.enabled", "emit_checkpoints", True),
                                        ("sync.group.offsets.enabled", "sync_group_offsets", False)):

@@ -274,6 +274,17 @@ def test_effective_flows_identity_prefix_empty():
     assert eff[0]["internal_topics"]["checkpoints"] == "A.checkpoints.internal"
 
 
+def test_effective_flows_offset_syncs_topic_named_after_the_cluster_it_does_not_live_on():
+    clusters, flows, props, opts = base()
+    eff = FILTERS["mm2_effective_flows"](clusters, flows, props, opts)
+    assert eff[0]["offset_syncs_location"] == "source"
+    assert eff[0]["internal_topics"]["offset_syncs"] == "mm2-offset-syncs.B.internal"
+    flows[0]["properties"] = {"offset-syncs.topic.location": "target"}
+    eff = FILTERS["mm2_effective_flows"](clusters, flows, props, opts)
+    assert eff[0]["offset_syncs_location"] == "target"
+    assert eff[0]["internal_topics"]["offset_syncs"] == "mm2-offset-syncs.A.internal"
+
+
 # -------------------------------------------------------------- determinism
 
 
