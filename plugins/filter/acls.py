@@ -3,12 +3,12 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """MirrorMaker 2 ACL filters: thin wrappers over plugins/module_utils/mm2_acls.py.
 
-``mm2_acls(clusters, flows, properties, options, principals, allow_wildcard)``
-    The ACLs dedicated mode needs on each cluster, or the errors.
+``mm2_acls(properties, principals, allow_wildcard)``
+    The ACLs dedicated mode needs on each cluster, from the mm2.properties dict(s) it runs with.
 ``mm2_acls_connect(plans, principals, allow_wildcard)``
     The same for MirrorMaker connectors on Connect clusters (``connect_plan`` results).
 ``mm2_acls_table(acls)``
-    One row per principal and resource, for the play's summary.
+    One line per principal and resource, for the play's summary.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_ac
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
 
 
-def mm2_acls(clusters, flows, properties, options, principals, allow_wildcard=None):
-    """{errors, acls}: acls maps each cluster alias to its bindings."""
-    return mm2_model.plain(derivation.derive_dedicated(clusters, flows, properties, options, principals,
-                                                       allow_wildcard or ()))
+def mm2_acls(properties, principals, allow_wildcard=None):
+    """{errors, acls, bootstrap_servers}: acls maps each cluster alias to its bindings."""
+    return mm2_model.plain(derivation.derive_properties(properties, principals, allow_wildcard or ()))
 
 
 def mm2_acls_connect(plans, principals, allow_wildcard=None):
@@ -29,8 +28,8 @@ def mm2_acls_connect(plans, principals, allow_wildcard=None):
 
 
 def mm2_acls_table(acls):
-    """List of rows: cluster, principal, resource, operations, classes."""
-    return mm2_model.plain(derivation.table(acls))
+    """Lines: a header, then cluster, principal, resource, operations, classes."""
+    return derivation.format_table(derivation.table(acls))
 
 
 class FilterModule(object):

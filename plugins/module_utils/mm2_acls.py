@@ -366,11 +366,28 @@ def derive(pairs, principals, allow_wildcard=(), principals_var="mm2_acls_princi
     return {"errors": errors, "acls": OrderedDict() if errors else acls.result()}
 
 
+def derive_properties(property_sets, principals, allow_wildcard=()):
+    """From the mm2.properties dict(s) dedicated mode runs with (``mm2_config``'s ``properties``).
+
+    Several dicts (MirrorMaker hosts configured apart) give the union of their herders' needs.
+    """
+    if isinstance(property_sets, dict):
+        property_sets = [property_sets]
+    pairs = [pair for props in property_sets for pair in dedicated_pairs(props)]
+    result = derive(pairs, principals, allow_wildcard)
+    result["bootstrap_servers"] = OrderedDict()
+    for props in property_sets:
+        for alias in _split(props.get("clusters", "")):
+            result["bootstrap_servers"].setdefault(alias, props.get(alias + ".bootstrap.servers", ""))
+    return result
+
+
 def derive_dedicated(clusters, flows, properties=None, options=None, principals=None, allow_wildcard=()):
+    """From the flow model's variables (what ``mm2_config`` is given)."""
     model = mm2_model.load(clusters, flows, properties, options)
     if model.errors:
         return {"errors": list(model.errors), "acls": OrderedDict()}
-    return derive(dedicated_pairs(model.properties()), principals, allow_wildcard)
+    return derive_properties(model.properties(), principals, allow_wildcard)
 
 
 def derive_connect(plans, principals, allow_wildcard=()):
@@ -378,8 +395,13 @@ def derive_connect(plans, principals, allow_wildcard=()):
     errors = [e for p in plans for e in p.get("errors") or []]
     if errors:
         return {"errors": errors, "acls": OrderedDict()}
-    return derive([connect_pair(p) for p in plans], principals, allow_wildcard,
-                  flows_var="connect_flows")
+    result = derive([connect_pair(p) for p in plans], principals, allow_wildcard, flows_var="connect_flows")
+    result["bootstrap_servers"] = OrderedDict()
+    for plan in plans:
+        source = plan["connectors"][next(iter(plan["connectors"]))]
+        for end in ("source", "target"):
+            result["bootstrap_servers"].setdefault(source[end + ".cluster.alias"], source[end + ".cluster.bootstrap.servers"])
+    return result
 
 
 def table(acls):
@@ -402,6 +424,16 @@ def table(acls):
     return out
 
 
+def format_table(rows):
+    """Fixed-width lines of ``table`` rows, a header first."""
+    columns = ("cluster", "principal", "resource", "operations", "classes")
+    widths = [max([len(c)] + [len(r[c]) for r in rows]) for c in columns]
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(row[c].ljust(w) for c, w in zip(columns, widths)).rstrip())
+    return lines
+
+
 def kafka_acls_commands(bindings, bootstrap="<broker_host>:<port>"):
     """``kafka-acls.sh --add`` lines, one per principal and resource, as an operator types them."""
     grouped = OrderedDict()
@@ -421,5 +453,5 @@ def kafka_acls_commands(bindings, bootstrap="<broker_host>:<port>"):
     return lines
 
 
-__all__ = ["CLASSES", "LAYOUTS", "derive", "derive_connect", "derive_dedicated", "dedicated_pairs", "connect_pair",
-           "regex_pattern", "table", "kafka_acls_commands"]
+__all__ = ["CLASSES", "LAYOUTS", "derive", "derive_connect", "derive_dedicated", "derive_properties", "dedicated_pairs",
+           "connect_pair", "regex_pattern", "table", "format_table", "kafka_acls_commands"]

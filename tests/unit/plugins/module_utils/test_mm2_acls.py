@@ -290,3 +290,21 @@ def test_table_groups_operations_per_resource():
     row = [r for r in rows if r["resource"] == "TOPIC:LITERAL:mm2-offset-syncs.east.internal"][0]
     assert row["cluster"] == "west" and row["operations"] == "CREATE,DESCRIBE,READ,WRITE"
     assert row["classes"] == "offset-syncs"
+
+
+def test_filters_take_what_the_roles_hold():
+    from ansible_collections.kafkaops.mirrormaker.plugins.filter.acls import FilterModule
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+    filters = FilterModule().filters()
+    clusters = [{"alias": "A", "bootstrap_servers": ["a1:9092"]}, {"alias": "B", "bootstrap_servers": ["b1:9092"]}]
+    props = mm2_model.build_properties(clusters, [{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],
+                                       {}, {"internal_rest": True})
+    result = filters["mm2_acls"](props, {"A": "User:mm2-a", "B": "User:mm2-b"})
+    assert result["errors"] == []
+    assert result["bootstrap_servers"] == {"A": "a1:9092", "B": "b1:9092"}
+    assert set(b["principal"] for b in result["acls"]["A"]) == {"User:mm2-a"}
+    lines = filters["mm2_acls_table"](result["acls"])
+    assert lines[0].split() == ["CLUSTER", "PRINCIPAL", "RESOURCE", "OPERATIONS", "CLASSES"]
+    assert [line for line in lines if "TOPIC:LITERAL:A.orders" in line and "target-write,target-configs" in line]
+    connect = filters["mm2_acls_connect"]([_dr_plan()], MM2, ["topics", "groups"])
+    assert connect["bootstrap_servers"]["east"].startswith("east-kafka-1")
