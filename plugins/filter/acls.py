@@ -3,10 +3,9 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """MirrorMaker 2 ACL filters: thin wrappers over plugins/module_utils/mm2_acls.py.
 
-``mm2_acls(properties, principals, allow_wildcard)``
-    The ACLs dedicated mode needs on each cluster, from the mm2.properties dict(s) it runs with.
-``mm2_acls_connect(plans, principals, allow_wildcard)``
-    The same for MirrorMaker connectors on Connect clusters (``connect_plan`` results).
+``mm2_acls(properties, principals, allow_wildcard, plans)``
+    The ACLs MirrorMaker 2 needs on each cluster: dedicated mode from the mm2.properties dict(s) it
+    runs with, MirrorMaker connectors from the Connect clusters' ``connect_plan`` results.
 ``mm2_acls_table(acls)``
     One line per principal and resource, for the play's summary.
 """
@@ -17,14 +16,9 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_ac
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
 
 
-def mm2_acls(properties, principals, allow_wildcard=None):
+def mm2_acls(properties, principals, allow_wildcard=None, plans=None):
     """{errors, acls, bootstrap_servers}: acls maps each cluster alias to its bindings."""
-    return mm2_model.plain(derivation.derive_properties(properties, principals, allow_wildcard or ()))
-
-
-def mm2_acls_connect(plans, principals, allow_wildcard=None):
-    """{errors, acls} for the Connect layout."""
-    return mm2_model.plain(derivation.derive_connect(plans, principals, allow_wildcard or ()))
+    return mm2_model.plain(derivation.derive_layouts(properties or [], plans or [], principals, allow_wildcard or ()))
 
 
 def mm2_acls_table(acls):
@@ -38,6 +32,5 @@ class FilterModule(object):
     def filters(self):
         return {
             "mm2_acls": mm2_acls,
-            "mm2_acls_connect": mm2_acls_connect,
             "mm2_acls_table": mm2_acls_table,
         }

@@ -366,20 +366,51 @@ def derive(pairs, principals, allow_wildcard=(), principals_var="mm2_acls_princi
     return {"errors": errors, "acls": OrderedDict() if errors else acls.result()}
 
 
-def derive_properties(property_sets, principals, allow_wildcard=()):
-    """From the mm2.properties dict(s) dedicated mode runs with (``mm2_config``'s ``properties``).
+def derive_layouts(property_sets=(), plans=(), principals=None, allow_wildcard=()):
+    """The union of what dedicated MirrorMaker 2 and MirrorMaker connectors need.
 
-    Several dicts (MirrorMaker hosts configured apart) give the union of their herders' needs.
+    property_sets: the mm2.properties dict(s) dedicated mode runs with (``mm2_config``'s
+    ``properties``; several when MirrorMaker hosts are configured apart); plans: the
+    ``mm2_connect.plan`` results of the Connect clusters.  Returns {errors, acls, bootstrap_servers}.
     """
     if isinstance(property_sets, dict):
         property_sets = [property_sets]
+    errors = [e for p in plans for e in p.get("errors") or []]
+    if errors:
+        return {"errors": errors, "acls": OrderedDict(), "bootstrap_servers": OrderedDict()}
     pairs = [pair for props in property_sets for pair in dedicated_pairs(props)]
-    result = derive(pairs, principals, allow_wildcard)
-    result["bootstrap_servers"] = OrderedDict()
+    servers = OrderedDict()
     for props in property_sets:
         for alias in _split(props.get("clusters", "")):
-            result["bootstrap_servers"].setdefault(alias, props.get(alias + ".bootstrap.servers", ""))
+            servers.setdefault(alias, props.get(alias + ".bootstrap.servers", ""))
+    for plan in plans:
+        config = plan["connectors"][next(iter(plan["connectors"]))]
+        for end in ("source", "target"):
+            servers.setdefault(config[end + ".cluster.alias"], config[end + ".cluster.bootstrap.servers"])
+    # Each pair names the variable its flows come from: a fault in a Connect flow cites connect_flows.
+    result = derive(pairs, principals, allow_wildcard)
+    if not result["errors"] and plans:
+        connect = derive([connect_pair(p) for p in plans], principals, allow_wildcard, flows_var="connect_flows")
+        result = _union(result, connect)
+    result["bootstrap_servers"] = servers
     return result
+
+
+def _union(first, second):
+    if first["errors"] or second["errors"]:
+        return {"errors": first["errors"] + second["errors"], "acls": OrderedDict()}
+    merged = OrderedDict()
+    for acls in (first["acls"], second["acls"]):
+        for cluster, bindings in acls.items():
+            known = merged.setdefault(cluster, OrderedDict())
+            for b in bindings:
+                key = tuple(b[k] for k in ("principal", "host", "operation", "permission", "resource_type",
+                                           "resource_name", "pattern_type"))
+                if key in known:
+                    known[key]["classes"] = sorted(set(known[key]["classes"]) | set(b["classes"]), key=list(CLASSES).index)
+                else:
+                    known[key] = OrderedDict(b)
+    return {"errors": [], "acls": OrderedDict((c, [known[k] for k in sorted(known)]) for c, known in sorted(merged.items()))}
 
 
 def derive_dedicated(clusters, flows, properties=None, options=None, principals=None, allow_wildcard=()):
@@ -387,21 +418,12 @@ def derive_dedicated(clusters, flows, properties=None, options=None, principals=
     model = mm2_model.load(clusters, flows, properties, options)
     if model.errors:
         return {"errors": list(model.errors), "acls": OrderedDict()}
-    return derive_properties(model.properties(), principals, allow_wildcard)
+    return derive_layouts([model.properties()], (), principals, allow_wildcard)
 
 
 def derive_connect(plans, principals, allow_wildcard=()):
     """From the ``mm2_connect.plan`` results of the Connect clusters (one per flow)."""
-    errors = [e for p in plans for e in p.get("errors") or []]
-    if errors:
-        return {"errors": errors, "acls": OrderedDict()}
-    result = derive([connect_pair(p) for p in plans], principals, allow_wildcard, flows_var="connect_flows")
-    result["bootstrap_servers"] = OrderedDict()
-    for plan in plans:
-        source = plan["connectors"][next(iter(plan["connectors"]))]
-        for end in ("source", "target"):
-            result["bootstrap_servers"].setdefault(source[end + ".cluster.alias"], source[end + ".cluster.bootstrap.servers"])
-    return result
+    return derive_layouts((), plans, principals, allow_wildcard)
 
 
 def table(acls):
@@ -453,5 +475,5 @@ def kafka_acls_commands(bindings, bootstrap="<broker_host>:<port>"):
     return lines
 
 
-__all__ = ["CLASSES", "LAYOUTS", "derive", "derive_connect", "derive_dedicated", "derive_properties", "dedicated_pairs",
+__all__ = ["CLASSES", "LAYOUTS", "derive", "derive_connect", "derive_dedicated", "derive_layouts", "dedicated_pairs",
            "connect_pair", "regex_pattern", "table", "format_table", "kafka_acls_commands"]

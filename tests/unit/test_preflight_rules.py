@@ -219,3 +219,52 @@ def test_pulse_preflight_never_prints_a_secret_answer(tmp_path):
                                                    "pulse_mm2_nodes": []})
     assert result.returncode != 0 and "pulse_mm2_nodes: empty" in " ".join(messages)
     assert "pw-s3cret" not in result.stdout + result.stderr
+
+
+def acls_case(tmp_path, acl_vars, mm2_vars=None):
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory = {"all": {"vars": local, "children": {"mirrormakers": {"hosts": {"mm2-1": None}}}}}
+    plays = [
+        {"hosts": "mirrormakers", "gather_facts": True, "vars": dict(MM2_BASE, **(mm2_vars or {})),
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.mirrormaker", "tasks_from": "preflight"}}]},
+        {"hosts": "mirrormakers", "gather_facts": False, "vars": acl_vars,
+         "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.mm2_acls", "tasks_from": "preflight"},
+                    "run_once": True},
+                   {"ansible.builtin.debug": {"msg": "{{ __mm2_acls_derived.acls | kafkaops.mirrormaker.mm2_acls_table }}"}}]},
+    ]
+    result, report = run_playbook(tmp_path, plays, inventory)
+    return result, report, failures(report)
+
+
+LISTED = {"mirrormaker_flows": [{"source": "A", "target": "B", "topics": ["orders", "mm2-smoke.*"], "groups": ["app"]}]}
+
+
+def test_acls_preflight_derives_a_table(tmp_path):
+    result, report, messages = acls_case(tmp_path, {"mm2_acls_principals": "User:mm2"}, LISTED)
+    assert result.returncode == 0 and messages == [], messages
+    lines = report["plays"][1]["tasks"][-1]["hosts"]["mm2-1"]["msg"]
+    assert [line for line in lines if "TOPIC:PREFIXED:A.mm2-smoke" in line and "target-write" in line], lines
+
+
+@pytest.mark.parametrize("acl_vars, mm2_vars, expected", [
+    ({"mm2_acls_principals": "mm2"}, LISTED, "mm2_acls_principals.A: 'mm2' is not a principal of the form User:<name>"),
+    ({}, LISTED, "mm2_acls_principals.B: '' is not a principal"),
+    ({"mm2_acls_principals": {"A": "User:a"}}, LISTED, "mm2_acls_principals: no principal for cluster B"),
+    ({"mm2_acls_principals": "User:mm2"}, None, "mirrormaker_flows: flow A->B topics '.*' is a regex no ACL can express"),
+    ({"mm2_acls_principals": "User:mm2", "mm2_acls_allow_wildcard": ["all"]}, LISTED,
+     "mm2_acls_allow_wildcard: 'all' is not one of"),
+    ({"mm2_acls_principals": "User:mm2", "mm2_acls_admin": {"C": {}}}, LISTED,
+     "mm2_acls_admin: C not a cluster alias"),
+    ({"mm2_acls_principals": "User:mm2", "mm2_acls_exclsive": True}, LISTED, "mm2_acls_exclsive: unknown"),
+], ids=["no-user-prefix", "empty", "missing-cluster", "wildcard-topics", "wildcard-kind", "admin-unknown-alias", "typo"])
+def test_acls_preflight_refuses(tmp_path, acl_vars, mm2_vars, expected):
+    result, _report, messages = acls_case(tmp_path, acl_vars, mm2_vars)
+    assert result.returncode != 0
+    assert any(expected in m for m in messages), messages
+
+
+def test_acls_preflight_never_prints_an_admin_password(tmp_path):
+    admin = {"A": {"client_properties": {"sasl.plain.password": "adm-s3cret"}}}
+    result, _report, messages = acls_case(tmp_path, {"mm2_acls_principals": "mm2", "mm2_acls_admin": admin}, LISTED)
+    assert result.returncode != 0 and messages
+    assert "adm-s3cret" not in result.stdout + result.stderr

@@ -306,5 +306,13 @@ def test_filters_take_what_the_roles_hold():
     lines = filters["mm2_acls_table"](result["acls"])
     assert lines[0].split() == ["CLUSTER", "PRINCIPAL", "RESOURCE", "OPERATIONS", "CLASSES"]
     assert [line for line in lines if "TOPIC:LITERAL:A.orders" in line and "target-write,target-configs" in line]
-    connect = filters["mm2_acls_connect"]([_dr_plan()], MM2, ["topics", "groups"])
+    connect = filters["mm2_acls"]([], MM2, ["topics", "groups"], plans=[_dr_plan()])
     assert connect["bootstrap_servers"]["east"].startswith("east-kafka-1")
+    both = filters["mm2_acls"]([props], MM2, ["topics", "groups"], plans=[_dr_plan()])
+    assert set(both["acls"]) == {"A", "B", "east", "west"}
+
+
+def test_a_connect_flow_fault_names_connect_flows():
+    plan = _dr_plan()
+    result = mm2_acls.derive_connect([plan], MM2, ())
+    assert result["errors"] and all(e.startswith("connect_flows:") for e in result["errors"])
