@@ -154,14 +154,24 @@ class _Acls(object):
 
     def result(self):
         out = OrderedDict()
-        for key in sorted(self.bindings, key=lambda k: (k[0], k[1], k[3], k[4], k[5], k[2])):
+        for key in sorted(self.bindings):
             cluster, principal, operation, resource_type, name, pattern = key
             out.setdefault(cluster, []).append(OrderedDict([
                 ("principal", principal), ("host", "*"), ("operation", operation), ("permission", "ALLOW"),
                 ("resource_type", resource_type), ("resource_name", name), ("pattern_type", pattern),
                 ("classes", sorted(self.bindings[key], key=list(CLASSES).index)),
             ]))
-        return out
+        return _sorted(out)
+
+
+def _binding_order(binding):
+    return (binding["principal"], binding["resource_type"], binding["resource_name"], binding["pattern_type"],
+            binding["operation"])
+
+
+def _sorted(acls):
+    """Clusters by alias; a cluster's bindings by principal, resource, then operation (the table's order)."""
+    return OrderedDict((cluster, sorted(acls[cluster], key=_binding_order)) for cluster in sorted(acls))
 
 
 def _patterns(pair, kind, var, allow_wildcard, errors):
@@ -410,7 +420,7 @@ def _union(first, second):
                     known[key]["classes"] = sorted(set(known[key]["classes"]) | set(b["classes"]), key=list(CLASSES).index)
                 else:
                     known[key] = OrderedDict(b)
-    return {"errors": [], "acls": OrderedDict((c, [known[k] for k in sorted(known)]) for c, known in sorted(merged.items()))}
+    return {"errors": [], "acls": _sorted(OrderedDict((c, list(known.values())) for c, known in merged.items()))}
 
 
 def derive_dedicated(clusters, flows, properties=None, options=None, principals=None, allow_wildcard=()):
