@@ -14,123 +14,14 @@ fakes.  Calls used:
 * ``consumer.end_offsets([TopicPartition], timeout_ms)`` -> ``{TopicPartition: int}``: the log end
   offset, or the last stable offset for a consumer made with ``isolation_level='read_committed'``.
 
-Also the mapping of the module's ``client_properties`` to kafka-python's keyword arguments.
+How the module reaches the cluster (client_properties, the bootstrap, retries) is in kafka_client.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import time
-
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import SECURITY_PROTOCOLS, TLS_PROTOCOLS
 
 ISOLATION_LEVELS = ("read_committed", "read_uncommitted")
-SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
-# The mechanisms kafka-python authenticates with from a user name and a password alone; GSSAPI
-# needs the gssapi package and a Kerberos setup, OAUTHBEARER a token provider object.
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-
-# client_properties key -> kafka-python keyword.  Java's names where kafka-python has the same
-# setting; kafka-python's own names, with dots, where Java's setting is one kafka-python cannot
-# read (a JAAS line, a JKS/PKCS12 store).
-CLIENT_PROPERTIES = {
-    "security.protocol": "security_protocol",
-    "sasl.mechanism": "sasl_mechanism",
-    "sasl.plain.username": "sasl_plain_username",
-    "sasl.plain.password": "sasl_plain_password",
-    "ssl.cafile": "ssl_cafile",
-    "ssl.certfile": "ssl_certfile",
-    "ssl.keyfile": "ssl_keyfile",
-    "ssl.password": "ssl_password",
-    "ssl.endpoint.identification.algorithm": "ssl_check_hostname",
-}
-_FILES = ("ssl.cafile", "ssl.certfile", "ssl.keyfile")
-_JAVA_KEY_STORE = ("a Java key store, which kafka-python cannot read; give the client certificate and its key "
-                   "as PEM files in ssl.certfile and ssl.keyfile (and the key's password in ssl.password)")
-# (key or key prefix, why it is refused and what to give instead)
-REFUSED = (
-    ("sasl.jaas.config", "kafka-python does not read JAAS configurations; give the user and the password as "
-                         "sasl.plain.username and sasl.plain.password (mechanisms %s)" % ", ".join(SASL_MECHANISMS)),
-    ("ssl.truststore.", "a Java trust store, which kafka-python cannot read; give the CA certificates as a PEM "
-                        "file in ssl.cafile"),
-    ("ssl.keystore.", _JAVA_KEY_STORE),
-    ("ssl.key.password", _JAVA_KEY_STORE),
-    ("bootstrap.servers", "give the servers in the bootstrap_servers option"),
-    ("isolation.level", "give it in the isolation_level option"),
-)
-
-
-def _refusal(key):
-    for name, why in REFUSED:
-        if key == name or (name.endswith(".") and key.startswith(name)):
-            return why
-    return None
-
-
-def client_kwargs(properties, isfile=os.path.isfile):
-    """(kafka-python keyword arguments, errors) for the module's ``client_properties``.
-
-    Every error names ``client_properties`` and the key at fault; keys this module does not pass
-    on are refused rather than ignored, since an ignored setting (a mistyped
-    ``security.protocol``) would let the module talk to the cluster in a way nobody asked for.
-    A key whose value is null counts as not given.
-    """
-    kwargs, errors, given = {}, [], {}
-    for key, value in (properties or {}).items():
-        key = str(key)
-        where = "client_properties[%r]" % key
-        why = _refusal(key)
-        if why:
-            errors.append("%s: %s" % (where, why))
-        elif key not in CLIENT_PROPERTIES:
-            errors.append("%s: not a setting this module passes to kafka-python (it takes %s)"
-                          % (where, ", ".join(CLIENT_PROPERTIES)))
-        elif value is None:
-            continue
-        elif isinstance(value, (dict, list, tuple)):
-            errors.append("%s: must be a string, not a %s" % (where, type(value).__name__))
-        else:
-            given[key] = value if isinstance(value, str) else str(value)
-
-    protocol = given.get("security.protocol", "PLAINTEXT")
-    if protocol not in SECURITY_PROTOCOLS:
-        errors.append("client_properties['security.protocol']: %r is not one of %s"
-                      % (protocol, ", ".join(SECURITY_PROTOCOLS)))
-    mechanism = given.get("sasl.mechanism")
-    if mechanism is not None and mechanism not in SASL_MECHANISMS:
-        errors.append("client_properties['sasl.mechanism']: %r is not one of %s (the mechanisms kafka-python "
-                      "authenticates with from a user name and a password)" % (mechanism, ", ".join(SASL_MECHANISMS)))
-    if protocol in SASL_PROTOCOLS:
-        if mechanism is None:
-            errors.append("client_properties: security.protocol %s needs sasl.mechanism (%s)"
-                          % (protocol, ", ".join(SASL_MECHANISMS)))
-        missing = [k for k in ("sasl.plain.username", "sasl.plain.password") if not given.get(k)]
-        if missing:
-            errors.append("client_properties: security.protocol %s needs %s" % (protocol, " and ".join(missing)))
-    elif protocol in SECURITY_PROTOCOLS:
-        # a SASL or TLS setting the protocol does not use is a mistake in the protocol or in the setting
-        errors.extend("client_properties[%r]: not used with security.protocol %s (SASL settings need "
-                      "SASL_PLAINTEXT or SASL_SSL)" % (k, protocol) for k in given if k.startswith("sasl."))
-    if protocol not in TLS_PROTOCOLS and protocol in SECURITY_PROTOCOLS:
-        errors.extend("client_properties[%r]: not used with security.protocol %s (TLS settings need "
-                      "SSL or SASL_SSL)" % (k, protocol) for k in given if k.startswith("ssl."))
-    algorithm = given.get("ssl.endpoint.identification.algorithm")
-    if algorithm is not None and algorithm.lower() not in ("https", ""):
-        errors.append("client_properties['ssl.endpoint.identification.algorithm']: %r is not 'https' (check the "
-                      "broker's host name, the default) or '' (do not)" % algorithm)
-    if "ssl.keyfile" in given and "ssl.certfile" not in given:
-        errors.append("client_properties['ssl.keyfile']: needs ssl.certfile, the certificate of the key")
-    for key in _FILES:
-        if key in given and not isfile(given[key]):
-            errors.append("client_properties[%r]: %s is not a file on this host" % (key, given[key]))
-
-    for key, value in given.items():
-        if key == "ssl.endpoint.identification.algorithm":
-            kwargs[CLIENT_PROPERTIES[key]] = value.lower() == "https"
-        else:
-            kwargs[CLIENT_PROPERTIES[key]] = value
-    return kwargs, errors
 
 
 def lag(committed, end):
@@ -205,26 +96,6 @@ def existing_partitions(described, error_name=None):
     return found
 
 
-class Retry(object):
-    """``retry(fn, *args)``: fn(*args), tried again every ``pause`` seconds while it raises an error
-    kafka-python marks ``retriable`` (a group coordinator not elected yet or loading, as right after
-    a broker starts; a request timed out; a connection dropped), until ``seconds`` have passed
-    since the first try; then that error is raised.  Any other error is raised at once."""
-
-    def __init__(self, seconds, pause=0.5, clock=time.monotonic, sleep=time.sleep):
-        self.seconds, self.pause, self.clock, self.sleep = seconds, pause, clock, sleep
-
-    def __call__(self, fn, *args, **kwargs):
-        deadline = self.clock() + self.seconds
-        while True:
-            try:
-                return fn(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - only the retriable ones are caught, by their flag
-                if not getattr(exc, "retriable", False) or self.clock() + self.pause >= deadline:
-                    raise
-            self.sleep(self.pause)
-
-
 def _once(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -256,7 +127,7 @@ def read_groups(admin, consumer, groups, topics=None, timeout_ms=30000, error_na
     ``topics``: None for every topic the groups committed offsets on, else only these.  The end
     offsets are read in one call for all groups, for the partitions that still exist; a committed
     partition of a deleted topic (or partition) has ``end`` and ``lag`` None.  Each call to the
-    cluster goes through ``retry`` (see Retry).
+    cluster goes through ``retry`` (see kafka_client.Retry).
     """
     wanted = None if topics is None else set(topics)
     descriptions = retry(describe_groups, admin, list(groups))
