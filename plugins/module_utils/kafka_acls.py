@@ -32,9 +32,10 @@ PERMISSIONS = ("ALLOW", "DENY")
 RESOURCE_TYPES = ("TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER")
 PATTERN_TYPES = ("LITERAL", "PREFIXED")
 # The operations each resource type has, besides ALL: Kafka's own table
-# (org.apache.kafka.security.authorizer.AclEntry.supportedOperations, Kafka 4.x), which
-# kafka-acls.sh checks before it adds a binding; the broker itself would store a binding that
-# can never match a request.
+# (org.apache.kafka.security.authorizer.AclEntry.supportedOperations, read from the bytecode of
+# Kafka 4.3.1's kafka-server jar), which kafka-acls.sh checks before it adds a binding; the broker
+# itself would store a binding that can never match a request.  Kafka 4's TWO_PHASE_COMMIT
+# (TRANSACTIONAL_ID, KIP-939) is left out: kafka-python 3.0 has no name for it.
 SUPPORTED_OPERATIONS = {
     "TOPIC": ("READ", "WRITE", "CREATE", "DESCRIBE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"),
     "GROUP": ("READ", "DESCRIBE", "DELETE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"),
@@ -57,8 +58,8 @@ Binding = collections.namedtuple("Binding", KEYS)
 
 def _name(value):
     """Kafka's upper-case name for how a user may write it: read, Read, DescribeConfigs, describe-configs."""
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip())
-    return re.sub(r"[-\s]+", "_", text).upper()
+    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip())
+    return re.sub(r"[-\s]+", "_", split).upper()
 
 
 def _one_of(names):
@@ -69,31 +70,31 @@ def _field_errors(where, key, value):
     """(normalised value, errors) of one key of one binding."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return None, ["%s.%s: must be a string, not %s" % (where, key, type(value).__name__)]
-    text = str(value)
+    given = str(value)
     if key in _CHOICES:
-        name = _name(text)
+        name = _name(given)
         if name not in _CHOICES[key]:
             return None, ["%s.%s: %r is not %s" % (where, key, value, _one_of(_CHOICES[key]))]
         return name, []
     if key == "principal":
-        if not text.startswith("User:"):
+        if not given.startswith("User:"):
             return None, ["%s.principal: %r does not start with User: (a principal is User:<name>, e.g. User:mm2, "
                           "or User:* for every user)" % (where, value)]
-        if not text[len("User:"):].strip():
+        if not given[len("User:"):].strip():
             return None, ["%s.principal: %r has no name after User:" % (where, value)]
-        return text, []
+        return given, []
     if key == "host":
-        if text != WILDCARD_HOST:
+        if given != WILDCARD_HOST:
             try:
-                ipaddress.ip_address(text)
+                ipaddress.ip_address(given)
             except ValueError:
                 return None, ["%s.host: %r is not * or an IP address (Kafka matches the client's address, not a "
                               "host name)" % (where, value)]
-        return text, []
+        return given, []
     # resource_name
-    if not text.strip():
+    if not given.strip():
         return None, ["%s.resource_name: must not be blank" % where]
-    return text, []
+    return given, []
 
 
 def _binding_errors(where, fields):
@@ -250,13 +251,16 @@ def principal_filter(principal, types):
 # ---------------------------------------------------------------------------- calls to the cluster
 
 class AclCallFailed(Exception):
-    """The cluster refused a call.  ``action``: describe, create or delete; ``error``: kafka-python's
-    error (an instance when raised, a class when a create or delete result carries it);
-    ``failed``: the bindings it concerns; ``done``: the bindings the same call did write."""
+    """The cluster refused a call, or kafka-python could not read its answer.  ``action``: describe,
+    create or delete; ``error``: kafka-python's error (an instance when raised, a class when a
+    create or delete result carries it); ``failed``: the bindings it concerns; ``done``: the
+    bindings the same call did write."""
 
-    def __init__(self, action, error, failed=(), done=()):
+    def __init__(self, action, error, failed=(), done=(), unreadable=None):
         Exception.__init__(self, action, error)
         self.action, self.error, self.failed, self.done = action, error, list(failed), list(done)
+        # the principal whose bindings kafka-python could not read
+        self.unreadable = unreadable
 
 
 def _errno(error):
@@ -273,6 +277,10 @@ def read(admin, concerned, types, retry=_once):
     for principal in concerned:
         try:
             acls, _no_error = retry(admin.describe_acls, principal_filter(principal, types))
+        except ValueError as exc:
+            # kafka-python turns each binding's codes into its enums: a code it has no name for
+            # (Kafka 4's TWO_PHASE_COMMIT operation, 15) fails the whole answer
+            raise AclCallFailed("describe", exc, [], [], principal)
         except Exception as exc:  # noqa: BLE001 - a kafka-python error is judged by its errno
             if _errno(exc) is None:
                 raise
@@ -331,6 +339,8 @@ def _error_text(error):
     if isinstance(error, type):
         return "[Error %s] %s" % (getattr(error, "errno", "?"), error.__name__)
     name, message = type(error).__name__, str(error)
+    # kafka-python words a broker's error without a message "[Error 31] ClusterAuthorizationFailedError: None"
+    message = re.sub(r": (None)?$", "", message)
     return message if message.startswith("[Error ") or message.startswith(name) else "%s: %s" % (name, message)
 
 
@@ -338,6 +348,10 @@ def failure_message(exc, shown, who):
     """The message for an AclCallFailed on the cluster at ``shown`` (bootstrap servers), the caller
     being ``who`` (a principal, or how the cluster will know it)."""
     name = _error_name(exc.error)
+    if exc.unreadable:
+        return ("the cluster at %s holds a binding of %s that this kafka-python cannot read, an operation, "
+                "resource or pattern type it has no name for (such as Kafka 4's TWO_PHASE_COMMIT): %s"
+                % (shown, exc.unreadable, _error_text(exc.error)))
     if name == "SecurityDisabledError":
         return ("the cluster at %s has no authorizer (authorizer.class.name), so it keeps no ACLs: set "
                 "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer on its brokers and "

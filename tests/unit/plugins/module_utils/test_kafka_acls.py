@@ -295,6 +295,19 @@ def test_a_delete_refused_raises():
     assert failed.value.failed == [READ] and failed.value.done == [] and admin.bindings == {READ}
 
 
+def test_a_binding_kafka_python_cannot_read_is_named_with_its_principal():
+    class NewerKafka(AclAdminDouble):
+        def describe_acls(self, acl_filter):
+            # kafka-python 3.0.12 meeting Kafka 4's TWO_PHASE_COMMIT (15) in an answer
+            return [kafka_admin.ACLOperation(15)], kafka_errors.NoError
+    with pytest.raises(ka.AclCallFailed) as failed:
+        ka.read(NewerKafka(), ["User:tx"], kafka_admin)
+    assert ka.failure_message(failed.value, SHOWN, "User:admin") == (
+        "the cluster at kafka-a1:9093 holds a binding of User:tx that this kafka-python cannot read, an operation, "
+        "resource or pattern type it has no name for (such as Kafka 4's TWO_PHASE_COMMIT): ValueError: 15 is not a "
+        "valid ACLOperation")
+
+
 def test_an_error_that_is_not_kafkas_is_not_dressed_as_one():
     class Broken(AclAdminDouble):
         def describe_acls(self, acl_filter):
@@ -317,6 +330,11 @@ SHOWN = "kafka-a1:9093"
      "User:alice may not describe the ACLs of the cluster at kafka-a1:9093: it needs DESCRIBE on CLUSTER "
      "kafka-cluster to read them and ALTER on CLUSTER kafka-cluster to change them, or to be one of the brokers' "
      "super.users ([Error 31] ClusterAuthorizationFailedError: Cluster authorization failed.)"),
+    # the broker's answer carried no message
+    (ka.AclCallFailed("describe", kafka_errors.ClusterAuthorizationFailedError(None)),
+     "User:alice may not describe the ACLs of the cluster at kafka-a1:9093: it needs DESCRIBE on CLUSTER "
+     "kafka-cluster to read them and ALTER on CLUSTER kafka-cluster to change them, or to be one of the brokers' "
+     "super.users ([Error 31] ClusterAuthorizationFailedError)"),
     (ka.AclCallFailed("create", kafka_errors.ClusterAuthorizationFailedError, [READ]),
      "User:alice may not create ACLs on the cluster at kafka-a1:9093: it needs ALTER on CLUSTER kafka-cluster, or "
      "to be one of the brokers' super.users ([Error 31] ClusterAuthorizationFailedError)"),
