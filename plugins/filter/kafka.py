@@ -9,7 +9,7 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram, secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
@@ -308,6 +308,25 @@ def mm2_jmx_health(stdout):
             "connectors": connectors}
 
 
+def kafka_storage_format(script, cluster_id, config, scram_users=None, run_as=None):
+    """{argv, environment} of the one-time ``kafka-storage.sh format`` (kafka_scram.format_command)."""
+    try:
+        return kafka_scram.format_command(script, cluster_id, config, users=scram_users, run_as=run_as)
+    except ValueError as exc:
+        raise AnsibleFilterError("kafka_storage_format: %s" % exc) from None
+
+
+def kafka_scram_faults(users, listeners=None, inter_broker_listener="", properties=None):
+    """Refusals of ``kafka_broker_scram_users`` and of the inter-broker SASL mechanism, one per fault."""
+    return (kafka_scram.scram_user_faults(users)
+            + kafka_scram.inter_broker_mechanism_faults(listeners, inter_broker_listener, properties))
+
+
+def kafka_scram_scrub(text, users):
+    """``text`` with the passwords of ``users`` masked (a failed format's output)."""
+    return kafka_scram.scrub(text, users)
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -319,4 +338,7 @@ class FilterModule:
             "kafka_cluster_ids": kafka_cluster_ids,
             "kafka_properties_value": kafka_properties_value,
             "kafka_broker_plan": kafka_broker_plan,
+            "kafka_storage_format": kafka_storage_format,
+            "kafka_scram_faults": kafka_scram_faults,
+            "kafka_scram_scrub": kafka_scram_scrub,
         }
