@@ -3,7 +3,8 @@
 Brokers and MM2 come from the lab's Kafka archive (.cache/kafka/kafka_2.13-*.tgz) and run on
 127.0.0.1 (see harness.py); MM2 runs dedicated mode with A->B and B->A (active-active, default
 replication policy) for topics ``mm2-smoke.*``, with short refresh/sync intervals. A real Spark
-standalone cluster (harness.SparkCluster) is started for the tests that need one.
+standalone cluster (harness.SparkCluster) is started for the tests that need one, and a second lab
+of secured clusters A and B (harness.Lab.start_secured_broker) for those that need an authorizer.
 """
 
 import os
@@ -32,6 +33,25 @@ def lab():
     the_lab = harness.Lab()
     try:
         the_lab.start_brokers()
+        yield the_lab
+    finally:
+        the_lab.stop()
+
+
+@pytest.fixture(scope="session")
+def secured_lab():
+    """A lab of its own with clusters A and B, each one KRaft node with StandardAuthorizer and a
+    SASL_PLAINTEXT SCRAM-SHA-512 listener; SCRAM users ``admin`` (super user) and ``alice`` (no
+    ACLs).  Client settings: ``secured_lab.client_properties(name, user)``,
+    ``kafka_python_kwargs``, ``java_client_properties``; more users: ``add_scram_user``."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)
+    if not harness.find_archive():
+        pytest.fail("no lab Kafka archive in .cache/kafka: run scripts/bootstrap.sh (lab/kafka-dist/assemble.sh)")
+    the_lab = harness.Lab()
+    try:
+        for name in ("A", "B"):
+            the_lab.start_secured_broker(name, users=("alice",))
         yield the_lab
     finally:
         the_lab.stop()

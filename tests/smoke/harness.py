@@ -5,6 +5,8 @@ archive (.cache/kafka/kafka_2.13-*.tgz), with mm2.properties rendered by
 plugins/module_utils/mm2_model.py (loaded by path). bench/mm2_throughput.py starts its brokers
 with the same helpers. SparkCluster is a real Spark standalone cluster (one master, one worker) from
 pyspark's own jars, for the job as spark-submit runs it on a cluster.
+Lab.start_secured_broker starts a cluster with an authorizer and SASL/SCRAM users (kafka_acl's
+tests, MirrorMaker 2 under a least-privilege principal).
 """
 
 import base64
@@ -161,6 +163,65 @@ def broker_props(path, data_dir, port, cport):
             "", ]))
 
 
+SCRAM_MECHANISM = "SCRAM-SHA-512"
+STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+# The principal of the PLAINTEXT controller listener: the broker registers with its controller (the
+# same process) through it, which StandardAuthorizer allows only a super user (CLUSTER_ACTION).
+CONTROLLER_PRINCIPAL = "User:ANONYMOUS"
+
+
+def scram_jaas(user, secret):
+    return 'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";' % (
+        user, secret)
+
+
+def secured_broker_props(path, data_dir, port, cport, admin, admin_password):
+    """A combined KRaft node whose only client listener is SASL_PLAINTEXT with SCRAM-SHA-512, with
+    StandardAuthorizer; the broker talks to itself over that listener as ``admin`` (a super user)
+    and to its controller over a PLAINTEXT listener as User:ANONYMOUS (a super user too, since
+    SCRAM cannot authenticate on a controller listener: its credentials live in the metadata the
+    controller serves)."""
+    with open(path, "w") as fh:
+        fh.write("\n".join([
+            "process.roles=broker,controller",
+            "node.id=1",
+            "controller.quorum.voters=1@127.0.0.1:%d" % cport,
+            "listeners=SASL_PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d" % (port, cport),
+            "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:%d" % port,
+            "inter.broker.listener.name=SASL_PLAINTEXT",
+            "controller.listener.names=CONTROLLER",
+            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+            "sasl.enabled.mechanisms=%s" % SCRAM_MECHANISM,
+            "sasl.mechanism.inter.broker.protocol=%s" % SCRAM_MECHANISM,
+            "listener.name.sasl_plaintext.%s.sasl.jaas.config=%s" % (SCRAM_MECHANISM.lower(), scram_jaas(admin, admin_password)),
+            "authorizer.class.name=%s" % STANDARD_AUTHORIZER,
+            "super.users=User:%s;%s" % (admin, CONTROLLER_PRINCIPAL),
+            "allow.everyone.if.no.acl.found=false",
+            "log.dirs=%s" % data_dir,
+            "num.partitions=1",
+            "auto.create.topics.enable=false",
+            "group.initial.rebalance.delay.ms=0",
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=4",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "", ]))
+
+
+def new_password():
+    """A throw-away password: letters and digits only, safe in --add-scram's [name=..,password=..]."""
+    return "".join(c for c in base64.b64encode(os.urandom(24)).decode() if c.isalnum())[:24]
+
+
+def cluster_id():
+    value = "-"
+    while not value[0].isalnum():
+        value = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+    return value
+
+
 class Lab(object):
     """Two single-node brokers (A, B) and at most one MirrorMaker 2 process at a time."""
 
@@ -196,10 +257,7 @@ class Lab(object):
             os.makedirs(d)
             props = os.path.join(d, "server.properties")
             broker_props(props, os.path.join(d, "data"), port, cport)
-            cluster_id = "-"
-            while not cluster_id[0].isalnum():
-                cluster_id = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
-            subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id, "-c", props],
+            subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id(), "-c", props],
                            check=True, timeout=120, capture_output=True,
                            env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
             env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
@@ -212,9 +270,10 @@ class Lab(object):
             self.wait_answers(name, 120)
             log("broker %s up on %s" % (name, b["bootstrap"]))
 
-    def wait_answers(self, name, timeout):
+    def wait_answers(self, name, timeout, user=None):
         """Until broker ``name`` answers a metadata request with itself as a live broker: on a busy
-        machine the log line comes well before clients are served."""
+        machine the log line comes well before clients are served.  On a secured cluster, as
+        ``user`` (the admin by default): a user just added can log in once this returns."""
         from kafka.admin import KafkaAdminClient
         b = self.brokers[name]
         deadline = time.time() + timeout
@@ -224,7 +283,7 @@ class Lab(object):
                 raise RuntimeError("broker %s exited (%s), see %s" % (name, b["proc"].returncode, b["out"]))
             try:
                 admin = KafkaAdminClient(bootstrap_servers=b["bootstrap"], client_id="harness-ready",
-                                         request_timeout_ms=10000)
+                                         request_timeout_ms=10000, **self.kafka_python_kwargs(name, user))
                 try:
                     if admin.describe_cluster().get("brokers"):
                         return
@@ -237,6 +296,105 @@ class Lab(object):
 
     def bootstrap(self, name):
         return self.brokers[name]["bootstrap"]
+
+    # ------------------------------------------------------------------ secured brokers
+    def start_secured_broker(self, name, users=("alice",), admin="admin", timeout=120):
+        """Start cluster ``name``: one combined KRaft node with StandardAuthorizer
+        (``allow.everyone.if.no.acl.found=false``) whose one client listener is SASL_PLAINTEXT with
+        SCRAM-SHA-512 (secured_broker_props).  SCRAM credentials for ``admin`` (the one super user
+        among the SCRAM users) and each of ``users`` (no ACLs at all) are written at format time
+        (``kafka-storage.sh format --add-scram``), with throw-away passwords.  Any number of
+        secured and plain clusters may run in one Lab, each under its own name.
+
+        Returns the cluster's entry of ``self.brokers``: ``bootstrap`` (host:port of the SASL
+        listener), ``controller`` (host:port of the PLAINTEXT controller listener), ``admin`` (the
+        super user's name), ``users`` ({name: password}, admin included), ``mechanism``
+        (SCRAM-SHA-512), ``super_users``, ``dir``, ``out``, ``proc``.  Client settings for a user:
+        ``client_properties`` (the collection's modules), ``kafka_python_kwargs`` (kafka-python),
+        ``java_client_properties`` (Java clients, MirrorMaker 2).  ``add_scram_user`` adds users later."""
+        if name in self.brokers:
+            raise RuntimeError("a cluster named %s is already running in this lab" % name)
+        if self.dist is None:
+            self.unpack()
+        port, cport = free_ports(2)
+        d = os.path.join(self.tmp, "broker-" + name)
+        os.makedirs(d)
+        props = os.path.join(d, "server.properties")
+        credentials = dict((user, new_password()) for user in (admin,) + tuple(u for u in users if u != admin))
+        secured_broker_props(props, os.path.join(d, "data"), port, cport, admin, credentials[admin])
+        scram = []
+        for user, secret in credentials.items():
+            scram += ["--add-scram", "%s=[name=%s,password=%s]" % (SCRAM_MECHANISM, user, secret)]
+        subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id(), "-c", props] + scram,
+                       check=True, timeout=120, capture_output=True, env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
+        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+        out = os.path.join(d, "stdout.log")
+        self.brokers[name] = {
+            "bootstrap": "127.0.0.1:%d" % port, "controller": "127.0.0.1:%d" % cport, "out": out, "dir": d,
+            "admin": admin, "users": credentials, "mechanism": SCRAM_MECHANISM, "secured": True,
+            "super_users": ["User:%s" % admin, CONTROLLER_PRINCIPAL],
+            "proc": start_process([self.bin("kafka-server-start.sh"), props], out, env=env)}
+        wait_for_log(out, r"Kafka Server started", timeout, self.brokers[name]["proc"])
+        self.wait_answers(name, timeout)
+        log("secured broker %s up on %s (SASL_PLAINTEXT %s, StandardAuthorizer, users %s)"
+            % (name, self.bootstrap(name), SCRAM_MECHANISM, ", ".join(credentials)))
+        return self.brokers[name]
+
+    def _credentials(self, name, user):
+        broker = self.brokers[name]
+        user = user or broker.get("admin")
+        if user not in broker.get("users", {}):
+            raise KeyError("cluster %s has no SCRAM user %r (it has %s)" % (name, user, ", ".join(broker.get("users", {}))))
+        return user, broker["users"][user]
+
+    def client_properties(self, name, user=None):
+        """The collection modules' client_properties for ``user`` (the admin by default) on a
+        secured cluster; {} for a plain one."""
+        if not self.brokers[name].get("secured"):
+            return {}
+        user, secret = self._credentials(name, user)
+        return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+                "sasl.plain.username": user, "sasl.plain.password": secret}
+
+    def kafka_python_kwargs(self, name, user=None):
+        """kafka-python's keyword arguments for ``user`` (the admin by default); {} for a plain cluster."""
+        if not self.brokers[name].get("secured"):
+            return {}
+        user, secret = self._credentials(name, user)
+        return {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": SCRAM_MECHANISM,
+                "sasl_plain_username": user, "sasl_plain_password": secret}
+
+    def java_client_properties(self, name, user=None):
+        """A Java client's properties (MirrorMaker 2, the CLI tools) for ``user``; {} for a plain cluster."""
+        if not self.brokers[name].get("secured"):
+            return {}
+        user, secret = self._credentials(name, user)
+        return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+                "sasl.jaas.config": scram_jaas(user, secret)}
+
+    def command_config(self, name, user=None):
+        """A file of java_client_properties for the CLI tools' --command-config (readable by its owner only)."""
+        user = user or self.brokers[name].get("admin")
+        path = os.path.join(self.brokers[name]["dir"], "client-%s.properties" % user)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as fh:
+            fh.write("".join("%s=%s\n" % kv for kv in self.java_client_properties(name, user).items()))
+        return path
+
+    def add_scram_user(self, name, user, secret=None, timeout=60):
+        """Add (or change) SCRAM user ``user`` on secured cluster ``name`` with kafka-configs.sh as the
+        admin, then wait until the user can log in; returns the password."""
+        secret = secret or new_password()
+        done = subprocess.run(
+            [self.bin("kafka-configs.sh"), "--bootstrap-server", self.bootstrap(name),
+             "--command-config", self.command_config(name), "--alter", "--entity-type", "users",
+             "--entity-name", user, "--add-config", "%s=[password=%s]" % (SCRAM_MECHANISM, secret)],
+            capture_output=True, text=True, timeout=120, env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"), check=False)
+        if done.returncode != 0:
+            raise RuntimeError("kafka-configs.sh could not add SCRAM user %s on %s: %s"
+                               % (user, name, (done.stdout + done.stderr)[-2000:]))
+        self.brokers[name]["users"][user] = secret
+        self.wait_answers(name, timeout, user=user)
+        return secret
 
     # ------------------------------------------------------------------ MM2
     def mm2_inputs(self, flows, extra_globals=None, policy=None):
@@ -301,7 +459,8 @@ class Lab(object):
 
     def wait_topic(self, cluster, topic, timeout):
         from kafka.admin import KafkaAdminClient
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap(cluster), client_id="harness")
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap(cluster), client_id="harness",
+                                 **self.kafka_python_kwargs(cluster))
         try:
             deadline = time.time() + timeout
             while time.time() < deadline:

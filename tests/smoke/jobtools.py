@@ -1,7 +1,10 @@
-"""Helpers for the smoke job's tests: job configs for the local lab, running the job in-process."""
+"""Helpers for the smoke job's tests: job configs for the local lab, running the job in-process,
+running one of the collection's modules as a user runs it (``ansible localhost -m``)."""
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from html.parser import HTMLParser
 
@@ -15,6 +18,35 @@ MM2_FLOWS = [
     {"source": "B", "target": "A", "topics": MM2_TOPICS},
 ]
 JARS_DIR = os.path.join(harness.REPO, ".cache", "spark-jars")
+COLLECTIONS = os.path.join(harness.REPO, ".collections")
+
+
+def use_collection():
+    """<repo>/.collections/ansible_collections/kafkaops/mirrormaker -> <repo> (made by
+    scripts/bootstrap.sh; as in tests/unit/conftest.py), and <repo>/.collections on sys.path."""
+    link = os.path.join(COLLECTIONS, "ansible_collections", "kafkaops", "mirrormaker")
+    if not os.path.lexists(link):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(harness.REPO, link)
+    if COLLECTIONS not in sys.path:
+        sys.path.insert(0, COLLECTIONS)
+
+
+def run_ansible_module(module, args, *extra, python=sys.executable):
+    """``ansible localhost -m <module> -a <json>`` with the collection found through <repo>/.collections
+    and ``python`` (this venv's by default) as ansible_python_interpreter; returns (completed process,
+    the host's result as the ansible.posix.json callback gives it)."""
+    use_collection()
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"),
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1")
+    ansible = shutil.which("ansible", path=os.path.dirname(sys.executable)) or "ansible"
+    proc = subprocess.run([ansible, "localhost", "-i", "localhost,", "-c", "local",
+                           "-e", json.dumps({"ansible_python_interpreter": python}),
+                           "-m", module, "-a", json.dumps(args), *extra],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+    sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-2000:])
+    result = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return proc, result
 
 
 def make_config(lab, tmp_path, flows, checks=None, run_id=None, name="config.json"):

@@ -9,9 +9,7 @@ exactly.  A transactional kafka-python producer holds a transaction open to show
 read_committed end (last stable offset) apart from the log end.
 """
 
-import json
 import os
-import shutil
 import socket
 import ssl
 import subprocess
@@ -21,14 +19,9 @@ import time
 import pytest
 
 import harness
+from jobtools import run_ansible_module
 # the SASL broker of test_kafka_reachable, shared rather than copied
 from test_kafka_reachable import secured  # noqa: F401 pylint: disable=unused-import
-
-COLLECTIONS = os.path.join(harness.REPO, ".collections")
-LINK = os.path.join(COLLECTIONS, "ansible_collections", "kafkaops", "mirrormaker")
-if not os.path.lexists(LINK):  # made by scripts/bootstrap.sh; as in tests/unit/conftest.py
-    os.makedirs(os.path.dirname(LINK), exist_ok=True)
-    os.symlink(harness.REPO, LINK)
 
 HOST = socket.gethostname()
 ORDERS = "group-offsets.orders"   # 2 partitions, 5 records each
@@ -42,16 +35,7 @@ NEVER = "drill-never-committed"
 def run_module(args, *extra, python=sys.executable):
     """``ansible localhost -m kafkaops.mirrormaker.kafka_group_offsets -a <json>``; returns
     (completed process, the host's result as the json callback gives it)."""
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"),
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1")
-    ansible = shutil.which("ansible", path=os.path.dirname(sys.executable)) or "ansible"
-    proc = subprocess.run([ansible, "localhost", "-i", "localhost,", "-c", "local",
-                           "-e", json.dumps({"ansible_python_interpreter": python}),
-                           "-m", "kafkaops.mirrormaker.kafka_group_offsets", "-a", json.dumps(args), *extra],
-                          capture_output=True, text=True, timeout=300, env=env, check=False)
-    sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-2000:])
-    result = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
-    return proc, result
+    return run_ansible_module("kafkaops.mirrormaker.kafka_group_offsets", args, *extra, python=python)
 
 
 def closed_port_server():

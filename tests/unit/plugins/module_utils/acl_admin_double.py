@@ -50,7 +50,7 @@ class AclAdminDouble(object):
 
     def _check(self, alter):
         if not self.authorizer:
-            raise kafka_errors.SecurityDisabledError("No Authorizer is configured.")
+            raise kafka_errors.SecurityDisabledError("No Authorizer is configured on the broker")
         if not (self.may_alter if alter else self.may_describe):
             raise kafka_errors.ClusterAuthorizationFailedError("Cluster authorization failed.")
 

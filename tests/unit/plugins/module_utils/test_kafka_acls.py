@@ -322,10 +322,10 @@ SHOWN = "kafka-a1:9093"
 
 
 @pytest.mark.parametrize("failure, message", [
-    (ka.AclCallFailed("describe", kafka_errors.SecurityDisabledError("No Authorizer is configured.")),
+    (ka.AclCallFailed("describe", kafka_errors.SecurityDisabledError("No Authorizer is configured on the broker")),
      "the cluster at kafka-a1:9093 has no authorizer (authorizer.class.name), so it keeps no ACLs: set "
      "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer on its brokers and controllers "
-     "([Error 54] SecurityDisabledError: No Authorizer is configured.)"),
+     "([Error 54] SecurityDisabledError: No Authorizer is configured on the broker)"),
     (ka.AclCallFailed("describe", kafka_errors.ClusterAuthorizationFailedError("Cluster authorization failed.")),
      "User:alice may not describe the ACLs of the cluster at kafka-a1:9093: it needs DESCRIBE on CLUSTER "
      "kafka-cluster to read them and ALTER on CLUSTER kafka-cluster to change them, or to be one of the brokers' "

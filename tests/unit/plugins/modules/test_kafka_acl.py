@@ -149,7 +149,7 @@ def test_no_authorizer_is_named(run):
     assert result["msg"] == (
         "the cluster at 127.0.0.1:9093 has no authorizer (authorizer.class.name), so it keeps no ACLs: set "
         "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer on its brokers and controllers "
-        "([Error 54] SecurityDisabledError: No Authorizer is configured.)")
+        "([Error 54] SecurityDisabledError: No Authorizer is configured on the broker)")
 
 
 def test_a_caller_that_may_not_describe_is_named_with_the_permissions(run):
