@@ -397,10 +397,13 @@ class Lab(object):
         return secret
 
     # ------------------------------------------------------------------ MM2
-    def mm2_inputs(self, flows, extra_globals=None, policy=None):
-        """Role-variable shapes (clusters, flows, globals, options) for the running brokers."""
+    def mm2_inputs(self, flows, extra_globals=None, policy=None, users=None):
+        """Role-variable shapes (clusters, flows, globals, options) for the running brokers; on a
+        secured cluster MM2 logs in as ``users[<cluster>]`` (its Java client settings)."""
         clusters = [{"alias": n, "bootstrap_servers": [b["bootstrap"]], "broker_count": 1,
-                     "properties": {"plugin.discovery": "service_load"}}
+                     "properties": dict({"plugin.discovery": "service_load"},
+                                        **(self.java_client_properties(n, (users or {}).get(n))
+                                           if b.get("secured") else {}))}
                     for n, b in sorted(self.brokers.items())]
         glob = dict(HARNESS_GLOBALS)
         glob.update(FAST_INTERVALS)
@@ -422,14 +425,20 @@ class Lab(object):
                 "flows": load_model().effective_flows(clusters, flows, glob, options),
                 "checks": checks}
 
-    def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120):
-        """Start dedicated MM2 for ``flows`` (role variable shape); wait until ``wait_for`` (a
-        (cluster, topic) pair) exists, if given.  Returns the rendered properties."""
+    def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120, users=None):
+        """Start dedicated MM2 for ``flows`` (role variable shape), as ``users`` on secured clusters;
+        wait until ``wait_for`` (a (cluster, topic) pair) exists, if given.  Returns the rendered
+        properties."""
+        model = load_model()
+        clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals, users=users)
+        return self.start_mm2_properties(model.build_properties(clusters, flows, glob, options), wait_for, timeout)
+
+    def start_mm2_properties(self, props, wait_for=None, timeout=120):
+        """Start dedicated MM2 with the mm2.properties ``props`` (a dict, e.g. what the mirrormaker
+        role's preflight rendered); wait as start_mm2 does.  Returns ``props``."""
         if self.mm2 is not None and self.mm2.poll() is None:
             raise RuntimeError("an MM2 process is already running")
         model = load_model()
-        clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals)
-        props = model.build_properties(clusters, flows, glob, options)
         self.mm2_count += 1
         d = os.path.join(self.tmp, "mm2-%d" % self.mm2_count)
         os.makedirs(d)
