@@ -211,7 +211,7 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password):
 
 
 def new_password():
-    """A throw-away password: letters and digits only, safe in --add-scram's [name=..,password=..]."""
+    """A throw-away password: letters and digits only (it also goes through kafka-configs.sh and JAAS lines)."""
     return "".join(c for c in base64.b64encode(os.urandom(24)).decode() if c.isalnum())[:24]
 
 
@@ -322,11 +322,13 @@ class Lab(object):
         props = os.path.join(d, "server.properties")
         credentials = dict((user, new_password()) for user in (admin,) + tuple(u for u in users if u != admin))
         secured_broker_props(props, os.path.join(d, "data"), port, cport, admin, credentials[admin])
-        scram = []
-        for user, secret in credentials.items():
-            scram += ["--add-scram", "%s=[name=%s,password=%s]" % (SCRAM_MECHANISM, user, secret)]
-        subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id(), "-c", props] + scram,
-                       check=True, timeout=120, capture_output=True, env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
+        load_connect()  # the collection's module_utils on sys.path
+        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
+        # the command line the kafka_broker role formats with: one home for --add-scram's syntax
+        command = kafka_scram.format_command(self.bin("kafka-storage.sh"), cluster_id(), props, [
+            {"name": user, "password": secret, "mechanism": SCRAM_MECHANISM} for user, secret in credentials.items()])
+        subprocess.run(command["argv"], check=True, timeout=120, capture_output=True,
+                       env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m", **command["environment"]))
         env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
         out = os.path.join(d, "stdout.log")
         self.brokers[name] = {
