@@ -100,16 +100,31 @@ MM2_BASE = {
     ({"mirrormaker_jmx_exporter_enabled": True, "mirrormaker_jmx_exporter_url": "https://repo.invalid/a.jar",
       "mirrormaker_jmx_exporter_sha256": "abc"},
      "mirrormaker_jmx_exporter_sha256: \"abc\" is not a sha256"),
+    ({"mirrormaker_jaas": {"login_module": "kerberos", "principal": "mm2/mm2-1@LAB.EXAMPLE", "realm": "PROD.EXAMPLE",
+                           "keytab": "/etc/kafka-mirrormaker/mm2.keytab"}},
+     "mirrormaker_jaas.realm: the principal \"mm2/mm2-1@LAB.EXAMPLE\" is not in realm \"PROD.EXAMPLE\""),
+    ({"mirrormaker_jaas": {"login_module": "kerberos", "principal": 'mm2" debug=true', "keytab": "/k"}},
+     "mirrormaker_jaas.principal: \"mm2\\\" debug=true\" is not a Kerberos principal"),
+    ({"mirrormaker_jaas": {"login_module": "scram", "username": "mm2", "password": 'x"pw-s3cret'}},
+     "mirrormaker_jaas.password: holds a double quote, backslash or newline"),
 ], ids=["heap-newline-quote", "opts-backslash", "jmx-host-quote", "jmx-host-subshell", "krb5-quote",
         "config-dir-blank", "secret-in-opts", "jmx-equals-rest", "jmx-auth-no-users", "kerberos-no-principal",
         "keytab-missing", "login-module-choice", "login-module-missing", "top-level-typo", "jmx-user-typo", "one-cluster",
-        "exporter-no-jar", "exporter-jar-missing", "exporter-bad-sha256"])
+        "exporter-no-jar", "exporter-jar-missing", "exporter-bad-sha256", "realm-mismatch", "principal-quote",
+        "jaas-password-quote"])
 def test_mirrormaker_preflight_refuses(tmp_path, variables, expected):
     result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(MM2_BASE, **variables)))
     assert result.returncode != 0
     messages = failures(report)
     assert any(expected in m for m in messages), messages
     assert "pw-s3cret" not in result.stdout
+
+
+def test_mirrormaker_preflight_accepts_a_principal_of_its_realm(tmp_path):
+    jaas = {"login_module": "kerberos", "principal": "mm2/mm2-1.lab.example@LAB.EXAMPLE", "realm": "LAB.EXAMPLE",
+            "keytab": "/etc/security/keytabs/mm2.keytab"}
+    result, report = run_playbook(tmp_path, preflight_play("mirrormaker", dict(MM2_BASE, mirrormaker_jaas=jaas)))
+    assert result.returncode == 0, failures(report)
 
 
 def test_every_fault_is_its_own_message(tmp_path):
