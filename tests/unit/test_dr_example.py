@@ -106,6 +106,15 @@ PLAYBOOK = """
         content: "{{{{ __connect_plan | to_json }}}}"
         dest: {dest}
         mode: "0600"
+    # the ACL preflight as the preflight play runs it: once, from the workers' plans
+    - ansible.builtin.include_role:
+        name: kafkaops.mirrormaker.mm2_acls
+        tasks_from: preflight
+      run_once: true
+    - ansible.builtin.copy:
+        content: "{{{{ __mm2_acls_derived | to_json }}}}"
+        dest: {acls}
+        mode: "0600"
 """
 
 
@@ -114,7 +123,7 @@ def plan(tmp_path_factory):
     work = tmp_path_factory.mktemp("dr")
     dest = work / "plan.json"
     playbook = work / "plan.yml"
-    playbook.write_text(PLAYBOOK.format(worker=WORKER, dest=dest))
+    playbook.write_text(PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"))
     cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
@@ -122,7 +131,7 @@ def plan(tmp_path_factory):
                              "-e", "connect_advertised_host=" + WORKER, str(playbook)], env=env,
                             capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(dest.read_text())
+    return dict(json.loads(dest.read_text()), acls=json.loads((work / "acls.json").read_text()))
 
 
 def test_worker_properties_key_for_key(plan):
@@ -142,3 +151,29 @@ def test_connector_key_for_key(plan, name, guide):
 
 def test_no_secret_files_without_secrets(plan):
     assert plan["secret_files"] == {}
+
+
+# The guide's ACL lists (offset-syncs on the target), typed from the issue like the lists above.
+GUIDE_ACLS = {
+    "east": {("READ", "TOPIC", "*"), ("DESCRIBE", "TOPIC", "*"), ("DESCRIBE_CONFIGS", "TOPIC", "*"),
+             ("DESCRIBE", "CLUSTER", "kafka-cluster"), ("DESCRIBE", "GROUP", "*")},
+    "west": {("CREATE", "TOPIC", "*"), ("DESCRIBE", "TOPIC", "*"), ("WRITE", "TOPIC", "*"), ("ALTER", "TOPIC", "*"),
+             ("ALTER_CONFIGS", "TOPIC", "*"), ("DESCRIBE", "GROUP", "*"), ("READ", "GROUP", "*"),
+             ("CREATE", "TOPIC", "mm2-offset-syncs.east.internal"), ("DESCRIBE", "TOPIC", "mm2-offset-syncs.east.internal"),
+             ("WRITE", "TOPIC", "mm2-offset-syncs.east.internal"), ("READ", "TOPIC", "mm2-offset-syncs.east.internal"),
+             ("CREATE", "TOPIC", "east.checkpoints.internal"), ("DESCRIBE", "TOPIC", "east.checkpoints.internal"),
+             ("WRITE", "TOPIC", "east.checkpoints.internal"),
+             ("DESCRIBE", "CLUSTER", "kafka-cluster"), ("ALTER", "CLUSTER", "kafka-cluster")},
+}
+
+
+def test_the_example_derives_the_guides_acl_lists(plan):
+    """The mm2_acls preflight, run on the example's workers, derives at least the guide's lists,
+    and on the source (offset syncs on the target) nothing more."""
+    derived = plan["acls"]
+    assert derived["errors"] == []
+    got = dict((cluster, set((b["operation"], b["resource_type"], b["resource_name"]) for b in bindings))
+               for cluster, bindings in derived["acls"].items())
+    assert got["east"] == GUIDE_ACLS["east"]
+    assert GUIDE_ACLS["west"] <= got["west"]
+    assert set(b["principal"] for bindings in derived["acls"].values() for b in bindings) == {"User:mm2"}
