@@ -32,7 +32,7 @@ import pytest
 import yaml
 
 import harness
-from jobtools import use_collection
+from jobtools import run_job, use_collection
 from test_role import collections_path
 
 use_collection()
@@ -253,6 +253,24 @@ def test_mm2_does_its_whole_job_with_exactly_the_derived_acls(secured_mm2):
     assert wait(lambda: 0 < (offsets_on_b(lab, GROUP_PREFIX + "seed").get(REMOTE) or 0) <= 25, 60, step=2.0)
     probe = Probe(lab)
     assert probe.records(30) and probe.group(45)
+    assert authz_errors(log_lines(lab)) == []
+
+
+def test_the_smoke_job_passes_on_the_secured_clusters(secured_mm2, tmp_path):
+    """The job logs in with SCRAM from the clusters' Java client settings (here the admin's: the job
+    is the observer, MirrorMaker 2 keeps only its derived bindings)."""
+    lab = secured_mm2["lab"]
+    doc = lab.job_config(FLOWS, {"enabled": ["markers", "offsets"], "topics": ["acl-demo.smoke"], "records": 30,
+                                 "partitions": 1, "replication_factor": 1, "refresh_interval_s": 5,
+                                 "group": GROUP_PREFIX + "smoke-{run_id}",
+                                 "timeouts": {"markers": 60, "offsets": 60, "new_topic": 45}})
+    for name in doc["clusters"]:
+        doc["clusters"][name]["properties"] = lab.java_client_properties(name)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(doc, default=str))
+    report = run_job(str(path), tmp_path)
+    assert report["verdict"] == "pass", [c for c in report["checks"] if c.get("status") != "pass"] or report["errors"]
+    assert sorted((c["check"], c["status"]) for c in report["checks"]) == [("markers", "pass"), ("offsets", "pass")]
     assert authz_errors(log_lines(lab)) == []
 
 
