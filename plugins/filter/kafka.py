@@ -9,7 +9,7 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram, secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos, kafka_scram, secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
@@ -327,6 +327,23 @@ def kafka_scram_scrub(text, users):
     return kafka_scram.scrub(text, users)
 
 
+def kafka_sasl_listeners(listeners, controller_listener, roles, properties):
+    """The host's SASL listeners with the mechanisms each offers (kafka_kerberos.sasl_listeners)."""
+    return kafka_kerberos.sasl_listeners(listeners, controller_listener, roles, properties)
+
+
+def kafka_kerberos_properties(kerberos, keytab, sasl_listeners):
+    """server.properties keys of the broker's Kerberos login (kafka_kerberos.kerberos_properties)."""
+    return kafka_kerberos.kerberos_properties(kerberos, keytab, sasl_listeners)
+
+
+def kafka_kerberos_faults(kerberos, sasl_listeners, roles=None, inter_broker_listener="", properties=None,
+                          jaas_config="", safe_path=kafka_kerberos.SAFE_PATH):
+    """Refusals of ``kafka_broker_kerberos`` and of GSSAPI listeners without a login, one per fault."""
+    return kafka_kerberos.kerberos_faults(kerberos, sasl_listeners, roles, inter_broker_listener, properties,
+                                          jaas_config, safe_path)
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -341,4 +358,7 @@ class FilterModule:
             "kafka_storage_format": kafka_storage_format,
             "kafka_scram_faults": kafka_scram_faults,
             "kafka_scram_scrub": kafka_scram_scrub,
+            "kafka_sasl_listeners": kafka_sasl_listeners,
+            "kafka_kerberos_properties": kafka_kerberos_properties,
+            "kafka_kerberos_faults": kafka_kerberos_faults,
         }

@@ -166,6 +166,21 @@ def _protocol_map(listeners):
     return {_text(item.get("name")): _text(item.get("protocol")) for item in listeners or [] if isinstance(item, Mapping)}
 
 
+def offered_mechanisms(properties, listener):
+    """(mechanisms, where they come from) that the SASL listener named ``listener`` offers.
+
+    ``listener.name.<listener>.sasl.enabled.mechanisms`` (lower-case listener name, the only
+    spelling Kafka reads), else ``sasl.enabled.mechanisms``, else Kafka's default (GSSAPI).
+    """
+    props = {_text(k): v for k, v in (properties or {}).items()}
+    listener_key = "listener.name.%s.sasl.enabled.mechanisms" % _text(listener).lower()
+    if listener_key in props:
+        return as_list(props[listener_key]), listener_key
+    if "sasl.enabled.mechanisms" in props:
+        return as_list(props["sasl.enabled.mechanisms"]), "sasl.enabled.mechanisms"
+    return [DEFAULT_ENABLED_MECHANISMS], "sasl.enabled.mechanisms not set: Kafka's default"
+
+
 def inter_broker_mechanism_faults(listeners, inter_broker_listener, properties, variable="kafka_broker_properties"):
     """Refuse an inter-broker SASL mechanism that the inter-broker listener does not offer.
 
@@ -192,13 +207,7 @@ def inter_broker_mechanism_faults(listeners, inter_broker_listener, properties, 
     if not mechanism:
         mechanism = DEFAULT_INTER_BROKER_MECHANISM
         source = "sasl.mechanism.inter.broker.protocol is not set (Kafka's default %s)" % mechanism
-    listener_key = "listener.name.%s.sasl.enabled.mechanisms" % name.lower()
-    if listener_key in props:
-        offered, where = as_list(props[listener_key]), listener_key
-    elif "sasl.enabled.mechanisms" in props:
-        offered, where = as_list(props["sasl.enabled.mechanisms"]), "sasl.enabled.mechanisms"
-    else:
-        offered, where = [DEFAULT_ENABLED_MECHANISMS], "sasl.enabled.mechanisms not set: Kafka's default"
+    offered, where = offered_mechanisms(props, name)
     if mechanism not in offered:
         faults.append("%s: %s, but the inter-broker listener %s (%s) does not offer it: it offers %s (%s); add %s "
                       "there or name a mechanism it offers"
