@@ -29,6 +29,8 @@ packages=(
     openssh-client               # Ansible, Molecule and testinfra reach the lab hosts over SSH
     maven                        # lab/kafka-dist/assemble.sh, lab/spark/fetch.sh: jars from Maven Central
     openjdk-17-jdk-headless      # Kafka for the smoke tests, javac for tests/integration/java, Maven
+    krb5-kdc                     # the smoke tests' real Kerberos KDC (tests/smoke/kdc.py)
+    krb5-admin-server            # kadmin.local: its principals and keytabs
 )
 
 if [[ $EUID -ne 0 ]]; then

@@ -40,9 +40,9 @@ def lab():
 
 @pytest.fixture(scope="session")
 def secured_lab():
-    """A lab of its own with clusters A and B, each one KRaft node with StandardAuthorizer and a
-    SASL_PLAINTEXT SCRAM-SHA-512 listener; SCRAM users ``admin`` (super user) and ``alice`` (no
-    ACLs).  Client settings: ``secured_lab.client_properties(name, user)``,
+    """A lab of its own with a real Kerberos KDC (secured_lab.kdc) and clusters A and B, each one
+    KRaft node with StandardAuthorizer and a SASL_PLAINTEXT listener offering SCRAM-SHA-512 and
+    GSSAPI; SCRAM users ``admin`` (super user) and ``alice`` (no ACLs).  Client settings: ``secured_lab.client_properties(name, user)``,
     ``kafka_python_kwargs``, ``java_client_properties``; more users: ``add_scram_user``."""
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
@@ -50,6 +50,7 @@ def secured_lab():
         pytest.fail("no lab Kafka archive in .cache/kafka: run scripts/bootstrap.sh (lab/kafka-dist/assemble.sh)")
     the_lab = harness.Lab()
     try:
+        the_lab.start_kdc()
         for name in ("A", "B"):
             the_lab.start_secured_broker(name, users=("alice",))
         yield the_lab

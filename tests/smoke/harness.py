@@ -6,7 +6,7 @@ plugins/module_utils/mm2_model.py (loaded by path). bench/mm2_throughput.py star
 with the same helpers. SparkCluster is a real Spark standalone cluster (one master, one worker) from
 pyspark's own jars, for the job as spark-submit runs it on a cluster.
 Lab.start_secured_broker starts a cluster with an authorizer and SASL/SCRAM users (kafka_acl's
-tests, MirrorMaker 2 under a least-privilege principal).
+tests, MirrorMaker 2 under a least-privilege principal), over TLS with ``tls=True`` (tls.Ca).
 """
 
 import base64
@@ -168,6 +168,7 @@ STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 # The principal of the PLAINTEXT controller listener: the broker registers with its controller (the
 # same process) through it, which StandardAuthorizer allows only a super user (CLUSTER_ACTION).
 CONTROLLER_PRINCIPAL = "User:ANONYMOUS"
+KERBEROS_SERVICE = "kafka"
 
 
 def scram_jaas(user, secret):
@@ -175,23 +176,36 @@ def scram_jaas(user, secret):
         user, secret)
 
 
-def secured_broker_props(path, data_dir, port, cport, admin, admin_password):
+def krb5_jaas(keytab, principal):
+    """A JAAS line logging in from a keytab (Krb5LoginModule), as the broker and Java clients use it."""
+    return ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="%s" '
+            'principal="%s";' % (keytab, principal))
+
+
+def secured_broker_props(path, data_dir, port, cport, admin, admin_password, kerberos=None):
     """A combined KRaft node whose only client listener is SASL_PLAINTEXT with SCRAM-SHA-512, with
     StandardAuthorizer; the broker talks to itself over that listener as ``admin`` (a super user)
     and to its controller over a PLAINTEXT listener as User:ANONYMOUS (a super user too, since
     SCRAM cannot authenticate on a controller listener: its credentials live in the metadata the
-    controller serves)."""
+    controller serves).  With ``kerberos`` ({keytab, principal, host}) the same listener also
+    offers GSSAPI: the broker logs in from the keytab and advertises ``host``, the host name of
+    its service principal."""
+    mechanisms = [SCRAM_MECHANISM] + (["GSSAPI"] if kerberos else [])
+    host = kerberos["host"] if kerberos else "127.0.0.1"
+    gssapi = ["sasl.kerberos.service.name=%s" % KERBEROS_SERVICE,
+              "listener.name.sasl_plaintext.gssapi.sasl.jaas.config=%s" % krb5_jaas(kerberos["keytab"], kerberos["principal"])
+              ] if kerberos else []
     with open(path, "w") as fh:
-        fh.write("\n".join([
+        fh.write("\n".join(gssapi + [
             "process.roles=broker,controller",
             "node.id=1",
             "controller.quorum.voters=1@127.0.0.1:%d" % cport,
             "listeners=SASL_PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d" % (port, cport),
-            "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:%d" % port,
+            "advertised.listeners=SASL_PLAINTEXT://%s:%d" % (host, port),
             "inter.broker.listener.name=SASL_PLAINTEXT",
             "controller.listener.names=CONTROLLER",
             "listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
-            "sasl.enabled.mechanisms=%s" % SCRAM_MECHANISM,
+            "sasl.enabled.mechanisms=%s" % ",".join(mechanisms),
             "sasl.mechanism.inter.broker.protocol=%s" % SCRAM_MECHANISM,
             "listener.name.sasl_plaintext.%s.sasl.jaas.config=%s" % (SCRAM_MECHANISM.lower(), scram_jaas(admin, admin_password)),
             "authorizer.class.name=%s" % STANDARD_AUTHORIZER,
@@ -208,6 +222,26 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password):
             "transaction.state.log.replication.factor=1",
             "transaction.state.log.min.isr=1",
             "", ]))
+
+
+def tls_broker_props(path, keystore, truststore):
+    """Move the secured listener of secured_broker_props' file ``path`` from SASL_PLAINTEXT to SASL_SSL,
+    inter-broker traffic included (the broker verifies its own certificate like any client), with
+    the PEM key store ``keystore`` (key and chain) and the CA file ``truststore``.  The controller
+    listener stays PLAINTEXT: only the node itself uses it, on 127.0.0.1."""
+    with open(path) as fh:
+        lines = fh.read().splitlines()
+    lines = [line.replace("listener.name.sasl_plaintext.", "listener.name.sasl_ssl.").replace("SASL_PLAINTEXT", "SASL_SSL")
+             for line in lines]
+    left = [line for line in lines if "plaintext" in line.lower() and not line.startswith("listener.security.protocol.map=")]
+    if left:
+        raise RuntimeError("%s: settings of the SASL_PLAINTEXT listener left after the move to SASL_SSL: %s" % (path, left))
+    # no ssl.key.password: Kafka reads an unencrypted PKCS#8 key from a PEM key store as it is
+    lines += ["ssl.keystore.type=PEM", "ssl.keystore.location=%s" % keystore,
+              "ssl.truststore.type=PEM", "ssl.truststore.location=%s" % truststore,
+              "ssl.endpoint.identification.algorithm=https", ""]
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines))
 
 
 def new_password():
@@ -239,6 +273,8 @@ class Lab(object):
         self.dist = None
         self.workers = []
         self.connect_count = 0
+        self.ca = None
+        self.kdc = None
 
     # ------------------------------------------------------------------ brokers
     def unpack(self):
@@ -298,20 +334,42 @@ class Lab(object):
         return self.brokers[name]["bootstrap"]
 
     # ------------------------------------------------------------------ secured brokers
-    def start_secured_broker(self, name, users=("alice",), admin="admin", timeout=120):
+    def start_kdc(self):
+        """A real Kerberos KDC for this lab (kdc.Kdc); brokers started after it also offer GSSAPI."""
+        import kdc
+        if self.kdc is None:
+            self.kdc = kdc.Kdc(self.tmp)
+        return self.kdc
+
+    def start_ca(self):
+        """This lab's throw-away certificate authority (tls.Ca), made by openssl on first use; brokers
+        started with ``tls=True`` present certificates it signed."""
+        import tls
+        if self.ca is None:
+            self.ca = tls.Ca(self.tmp)
+        return self.ca
+
+    def start_secured_broker(self, name, users=("alice",), admin="admin", timeout=120, tls=False):
         """Start cluster ``name``: one combined KRaft node with StandardAuthorizer
         (``allow.everyone.if.no.acl.found=false``) whose one client listener is SASL_PLAINTEXT with
         SCRAM-SHA-512 (secured_broker_props).  SCRAM credentials for ``admin`` (the one super user
         among the SCRAM users) and each of ``users`` (no ACLs at all) are written at format time
         (``kafka-storage.sh format --add-scram``), with throw-away passwords.  Any number of
-        secured and plain clusters may run in one Lab, each under its own name.
+        secured and plain clusters may run in one Lab, each under its own name.  When the lab has
+        a KDC (start_kdc), the listener also offers GSSAPI: the broker logs in as
+        kafka/localhost@<realm> from a keytab and advertises localhost, the host of that principal.
 
         Returns the cluster's entry of ``self.brokers``: ``bootstrap`` (host:port of the SASL
         listener), ``controller`` (host:port of the PLAINTEXT controller listener), ``admin`` (the
         super user's name), ``users`` ({name: password}, admin included), ``mechanism``
         (SCRAM-SHA-512), ``super_users``, ``dir``, ``out``, ``proc``.  Client settings for a user:
         ``client_properties`` (the collection's modules), ``kafka_python_kwargs`` (kafka-python),
-        ``java_client_properties`` (Java clients, MirrorMaker 2).  ``add_scram_user`` adds users later."""
+        ``java_client_properties`` (Java clients, MirrorMaker 2).  ``add_scram_user`` adds users later.
+
+        With ``tls`` the listener is SASL_SSL instead (tls_broker_props), inter-broker traffic too:
+        the broker presents a certificate for localhost and 127.0.0.1 signed by the lab's CA
+        (start_ca), and the client settings above carry that CA's file (``cafile``) and leave
+        host name verification on."""
         if name in self.brokers:
             raise RuntimeError("a cluster named %s is already running in this lab" % name)
         if self.dist is None:
@@ -321,7 +379,18 @@ class Lab(object):
         os.makedirs(d)
         props = os.path.join(d, "server.properties")
         credentials = dict((user, new_password()) for user in (admin,) + tuple(u for u in users if u != admin))
-        secured_broker_props(props, os.path.join(d, "data"), port, cport, admin, credentials[admin])
+        kerberos = None
+        if self.kdc is not None:
+            import kdc
+            service = "%s/%s" % (KERBEROS_SERVICE, kdc.BROKER_HOST)
+            keytab = os.path.join(self.kdc.dir, "broker.keytab")
+            if not os.path.exists(keytab):
+                self.kdc.keytab(service, keytab)
+            kerberos = {"keytab": keytab, "principal": self.kdc.principal(service), "host": kdc.BROKER_HOST}
+        secured_broker_props(props, os.path.join(d, "data"), port, cport, admin, credentials[admin], kerberos)
+        if tls:
+            issued = self.start_ca().issue("broker-" + name)
+            tls_broker_props(props, issued["keystore"], self.ca.cert)
         load_connect()  # the collection's module_utils on sys.path
         from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
         # the command line the kafka_broker role formats with: one home for --add-scram's syntax
@@ -330,16 +399,20 @@ class Lab(object):
         subprocess.run(command["argv"], check=True, timeout=120, capture_output=True,
                        env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m", **command["environment"]))
         env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+        if kerberos:
+            env["KAFKA_OPTS"] = "-Djava.security.krb5.conf=" + self.kdc.krb5_conf
         out = os.path.join(d, "stdout.log")
         self.brokers[name] = {
-            "bootstrap": "127.0.0.1:%d" % port, "controller": "127.0.0.1:%d" % cport, "out": out, "dir": d,
+            "kerberos": bool(kerberos),
+            "bootstrap": "%s:%d" % (kerberos["host"] if kerberos else "127.0.0.1", port), "controller": "127.0.0.1:%d" % cport, "out": out, "dir": d,
             "admin": admin, "users": credentials, "mechanism": SCRAM_MECHANISM, "secured": True,
             "super_users": ["User:%s" % admin, CONTROLLER_PRINCIPAL],
             "proc": start_process([self.bin("kafka-server-start.sh"), props], out, env=env)}
+        self.brokers[name]["cafile"] = self.ca.cert if tls else None
         wait_for_log(out, r"Kafka Server started", timeout, self.brokers[name]["proc"])
         self.wait_answers(name, timeout)
-        log("secured broker %s up on %s (SASL_PLAINTEXT %s, StandardAuthorizer, users %s)"
-            % (name, self.bootstrap(name), SCRAM_MECHANISM, ", ".join(credentials)))
+        log("secured broker %s up on %s (%s %s, StandardAuthorizer, users %s)"
+            % (name, self.bootstrap(name), self.security_protocol(name), SCRAM_MECHANISM, ", ".join(credentials)))
         return self.brokers[name]
 
     def _credentials(self, name, user):
@@ -349,30 +422,57 @@ class Lab(object):
             raise KeyError("cluster %s has no SCRAM user %r (it has %s)" % (name, user, ", ".join(broker.get("users", {}))))
         return user, broker["users"][user]
 
+    def security_protocol(self, name):
+        """SASL_SSL for a cluster started with ``tls``, SASL_PLAINTEXT for another secured one."""
+        return "SASL_SSL" if self.brokers[name].get("cafile") else "SASL_PLAINTEXT"
+
     def client_properties(self, name, user=None):
         """The collection modules' client_properties for ``user`` (the admin by default) on a
-        secured cluster; {} for a plain one."""
+        secured cluster, with the CA file (ssl.cafile) on a TLS one; {} for a plain one."""
         if not self.brokers[name].get("secured"):
             return {}
         user, secret = self._credentials(name, user)
-        return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
-                "sasl.plain.username": user, "sasl.plain.password": secret}
+        props = {"security.protocol": self.security_protocol(name), "sasl.mechanism": SCRAM_MECHANISM,
+                 "sasl.plain.username": user, "sasl.plain.password": secret}
+        if self.brokers[name].get("cafile"):
+            props["ssl.cafile"] = self.brokers[name]["cafile"]
+        return props
 
     def kafka_python_kwargs(self, name, user=None):
-        """kafka-python's keyword arguments for ``user`` (the admin by default); {} for a plain cluster."""
+        """kafka-python's keyword arguments for ``user`` (the admin by default), with ``ssl_cafile``
+        on a TLS cluster; {} for a plain cluster."""
         if not self.brokers[name].get("secured"):
             return {}
         user, secret = self._credentials(name, user)
-        return {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": SCRAM_MECHANISM,
-                "sasl_plain_username": user, "sasl_plain_password": secret}
+        kwargs = {"security_protocol": self.security_protocol(name), "sasl_mechanism": SCRAM_MECHANISM,
+                  "sasl_plain_username": user, "sasl_plain_password": secret}
+        if self.brokers[name].get("cafile"):
+            kwargs.update(ssl_cafile=self.brokers[name]["cafile"], ssl_check_hostname=True)
+        return kwargs
 
     def java_client_properties(self, name, user=None):
-        """A Java client's properties (MirrorMaker 2, the CLI tools) for ``user``; {} for a plain cluster."""
+        """A Java client's properties (MirrorMaker 2, the CLI tools) for ``user``, with the CA file as
+        a PEM trust store on a TLS cluster; {} for a plain cluster."""
         if not self.brokers[name].get("secured"):
             return {}
         user, secret = self._credentials(name, user)
-        return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
-                "sasl.jaas.config": scram_jaas(user, secret)}
+        props = {"security.protocol": self.security_protocol(name), "sasl.mechanism": SCRAM_MECHANISM,
+                 "sasl.jaas.config": scram_jaas(user, secret)}
+        if self.brokers[name].get("cafile"):
+            # a PEM trust store takes no password; host name verification stays Kafka's default (https)
+            props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": self.brokers[name]["cafile"]})
+        return props
+
+    def kerberos_client_properties(self, name, keytab=None, principal=None):
+        """A Java client's GSSAPI settings for cluster ``name`` (started with the lab's KDC); with
+        ``keytab`` and ``principal`` also its sasl.jaas.config, else the JVM's JAAS file serves."""
+        if not self.brokers[name].get("kerberos"):
+            raise KeyError("cluster %s does not offer GSSAPI (start the lab's KDC first)" % name)
+        props = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "GSSAPI",
+                 "sasl.kerberos.service.name": KERBEROS_SERVICE}
+        if keytab:
+            props["sasl.jaas.config"] = krb5_jaas(keytab, self.kdc.principal(principal))
+        return props
 
     def command_config(self, name, user=None):
         """A file of java_client_properties for the CLI tools' --command-config (readable by its owner only)."""
@@ -435,9 +535,10 @@ class Lab(object):
         clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals, users=users)
         return self.start_mm2_properties(model.build_properties(clusters, flows, glob, options), wait_for, timeout)
 
-    def start_mm2_properties(self, props, wait_for=None, timeout=120):
+    def start_mm2_properties(self, props, wait_for=None, timeout=120, script="connect-mirror-maker.sh"):
         """Start dedicated MM2 with the mm2.properties ``props`` (a dict, e.g. what the mirrormaker
-        role's preflight rendered); wait as start_mm2 does.  Returns ``props``."""
+        role's preflight rendered) through ``script`` in the lab's bin/ (e.g. a copy the mirrormaker
+        role patched); wait as start_mm2 does.  Returns ``props``."""
         if self.mm2 is not None and self.mm2.poll() is None:
             raise RuntimeError("an MM2 process is already running")
         model = load_model()
@@ -449,7 +550,7 @@ class Lab(object):
             fh.write(model.format_properties(props) + "\n")
         env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
         self.mm2_dir = d
-        self.mm2 = start_process([self.bin("connect-mirror-maker.sh"), path], os.path.join(d, "stdout.log"), env=env)
+        self.mm2 = start_process([self.bin(script), path], os.path.join(d, "stdout.log"), env=env)
         t0 = time.time()
         if wait_for:
             self.wait_topic(wait_for[0], wait_for[1], timeout)
@@ -537,6 +638,9 @@ class Lab(object):
         for b in self.brokers.values():
             stop_process(b["proc"], 30)
         self.brokers = {}
+        if self.kdc is not None:
+            self.kdc.stop()
+            self.kdc = None
         if self.owns_tmp and not os.environ.get("MM2_SMOKE_KEEP_LAB"):
             shutil.rmtree(self.tmp, ignore_errors=True)
 
