@@ -188,13 +188,21 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password, ker
     and to its controller over a PLAINTEXT listener as User:ANONYMOUS (a super user too, since
     SCRAM cannot authenticate on a controller listener: its credentials live in the metadata the
     controller serves).  With ``kerberos`` ({keytab, principal, host}) the same listener also
-    offers GSSAPI: the broker logs in from the keytab and advertises ``host``, the host name of
-    its service principal."""
+    offers GSSAPI: the broker logs in from the keytab with the keys the kafka_broker role renders
+    for kafka_broker_kerberos (kafka_kerberos.kerberos_properties) and advertises ``host``, the
+    host name of its service principal."""
     mechanisms = [SCRAM_MECHANISM] + (["GSSAPI"] if kerberos else [])
     host = kerberos["host"] if kerberos else "127.0.0.1"
-    gssapi = ["sasl.kerberos.service.name=%s" % KERBEROS_SERVICE,
-              "listener.name.sasl_plaintext.gssapi.sasl.jaas.config=%s" % krb5_jaas(kerberos["keytab"], kerberos["principal"])
-              ] if kerberos else []
+    gssapi = []
+    if kerberos:
+        load_connect()  # the collection's module_utils on sys.path
+        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos
+        sasl = kafka_kerberos.sasl_listeners([{"name": "SASL_PLAINTEXT", "port": port, "protocol": "SASL_PLAINTEXT"}],
+                                             {"name": "CONTROLLER", "port": cport, "protocol": "PLAINTEXT"},
+                                             ["broker", "controller"], {"sasl.enabled.mechanisms": ",".join(mechanisms)})
+        role_keys = kafka_kerberos.kerberos_properties({"principal": kerberos["principal"], "service_name": KERBEROS_SERVICE},
+                                                       kerberos["keytab"], sasl)
+        gssapi = ["%s=%s" % item for item in sorted(role_keys.items())]
     with open(path, "w") as fh:
         fh.write("\n".join(gssapi + [
             "process.roles=broker,controller",

@@ -198,6 +198,12 @@ def test_mm2_logs_in_through_the_kdc_and_mirrors_records_and_group_offsets(kerbe
             if "AS_REQ" in line and "ISSUE" in line and "%s@%s for krbtgt/%s@%s" % (USER, realm, realm, realm) in line]
     assert [line for line in kdc_log
             if "TGS_REQ" in line and "ISSUE" in line and "%s@%s for kafka/localhost@%s" % (USER, realm, realm) in line]
+    # the brokers that accepted it log in with the keys the kafka_broker role renders for kafka_broker_kerberos
+    with open(os.path.join(lab.brokers["B"]["dir"], "server.properties")) as fh:
+        server = fh.read()
+    assert re.search(r'(?m)^listener\.name\.sasl_plaintext\.gssapi\.sasl\.jaas\.config=com\.sun\.security\.auth\.module\.'
+                     r'Krb5LoginModule required useKeyTab=true storeKey=true keyTab=".*" principal="kafka/localhost@%s";$'
+                     % realm, server), server
 
 
 def test_the_role_wrote_the_login_into_the_launcher_and_the_jaas_file(kerberos_mm2):
