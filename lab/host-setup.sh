@@ -20,6 +20,7 @@ packages=(
     debootstrap                  # lab/image/build.sh: Debian rootfs
     debian-archive-keyring       # debootstrap verifies the archive with it
     ca-certificates
+    openssl                      # tests/smoke/tls.py: the smoke tests' throw-away CA and broker certificates
     tar
     gzip
     util-linux                   # mountpoint
