@@ -32,6 +32,8 @@ packages=(
     openjdk-17-jdk-headless      # Kafka for the smoke tests, javac for tests/integration/java, Maven
     krb5-kdc                     # the smoke tests' real Kerberos KDC (tests/smoke/kdc.py)
     krb5-admin-server            # kadmin.local: its principals and keytabs
+    libkrb5-dev                  # builds the gssapi wheel (kafka-python's GSSAPI; PyPI has no Linux wheel)
+    gcc                          # the same build
 )
 
 if [[ $EUID -ne 0 ]]; then

@@ -248,3 +248,33 @@ def test_a_keytab_the_kdc_no_longer_honours_is_refused(secured_lab, tmp_path):
     assert second.returncode != 0
     harness.log("stale keytab: %s" % [line for line in second.stderr.splitlines() if "Exception" in line][:2])
     assert re.search(r"LoginException|Pre-authentication|Checksum failed|Integrity check", second.stderr), second.stderr[-2000:]
+
+
+def test_the_acl_module_logs_in_with_gssapi_from_a_keytab(secured_lab, tmp_path, monkeypatch):
+    """kafka_acl (kafka-python with the gssapi library) as admin@<realm>, whose short name is the
+    brokers' super user: no password anywhere, the credentials come from the keytab that
+    KRB5_CLIENT_KTNAME names, as the module's documentation says."""
+    from jobtools import run_ansible_module
+    from test_kafka_acl import described, line
+    lab = secured_lab
+    keytab = lab.kdc.keytab("admin", str(tmp_path / "admin.keytab"))
+    monkeypatch.setenv("KRB5_CONFIG", lab.kdc.krb5_conf)
+    monkeypatch.setenv("KRB5_CLIENT_KTNAME", keytab)
+    monkeypatch.setenv("KRB5CCNAME", "FILE:%s" % (tmp_path / "ccache"))
+    binding = {"principal": "User:krb-reader", "operation": "READ", "resource_type": "TOPIC", "resource_name": TOPIC}
+    args = {"bootstrap_servers": lab.bootstrap("A"), "client_properties": lab.kerberos_client_properties("A"),
+            "acls": [binding], "timeout": 30}
+    _proc, first = run_ansible_module("kafkaops.mirrormaker.kafka_acl", args)
+    assert first.get("changed") is True, first
+    _proc, again = run_ansible_module("kafkaops.mirrormaker.kafka_acl", args)
+    assert again.get("changed") is False and not again.get("failed"), again
+    assert described(lab, "User:krb-reader") == [line("User:krb-reader", "READ", TOPIC)]
+    realm = lab.kdc.realm
+    assert [entry for entry in lab.kdc.log_lines()
+            if "TGS_REQ" in entry and "ISSUE" in entry and "admin@%s for kafka/localhost@%s" % (realm, realm) in entry]
+    # and without a usable credential the module says so instead of hanging
+    monkeypatch.setenv("KRB5_CLIENT_KTNAME", str(tmp_path / "missing.keytab"))
+    monkeypatch.setenv("KRB5CCNAME", "FILE:%s" % (tmp_path / "empty-ccache"))
+    _proc, refused = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(args, timeout=10))
+    assert refused.get("failed") is True and "No Kerberos credentials available" in refused.get("msg", ""), refused
+    harness.log("kafka_acl without Kerberos credentials: %s" % refused.get("msg", "")[:300])
