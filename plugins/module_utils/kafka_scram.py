@@ -72,10 +72,12 @@ def _users(users):
     return [u for u in (users or []) if isinstance(u, Mapping)]
 
 
-def scram_user_faults(users, variable=USERS_VARIABLE):
+def scram_user_faults(users, variable=USERS_VARIABLE, command_line=True):
     """One message per fault of a list of {name, password, mechanism, iterations}, naming the item.
 
-    Passwords are never shown: a fault in one names the item and the rule only.
+    Passwords are never shown: a fault in one names the item and the rule only.  With
+    ``command_line=False`` (credentials sent through the Admin API, which takes any string) the
+    refusals that only ``--add-scram`` and a command line need (a ``,``, a NUL) are left out.
     """
     faults = []
     if users is None:
@@ -91,18 +93,18 @@ def scram_user_faults(users, variable=USERS_VARIABLE):
         name, password, mechanism = _text(user.get("name")), _text(user.get("password")), _mechanism(user)
         if not name.strip():
             faults.append("%s.name: empty" % where)
-        elif "," in name:
+        elif command_line and "," in name:
             faults.append("%s.name: %r holds a ',', which kafka-storage.sh format --add-scram cannot pass (it splits "
                           "its argument on every ',' and has no escape); %s" % (where, name, ADMIN_API_HINT))
-        elif "\0" in name:
+        elif command_line and "\0" in name:
             faults.append("%s.name: %r holds a NUL character, which no command line can carry" % (where, name))
         if not password:
             faults.append("%s.password: empty (SCRAM password empty for user %r)" % (where, name))
-        elif "," in password:
+        elif command_line and "," in password:
             faults.append("%s.password: holds a ',', which kafka-storage.sh format --add-scram cannot pass (it splits "
                           "its argument on every ',' and has no escape); choose another password or %s"
                           % (where, ADMIN_API_HINT))
-        elif "\0" in password:
+        elif command_line and "\0" in password:
             faults.append("%s.password: holds a NUL character, which no command line can carry" % where)
         if mechanism not in MECHANISMS:
             faults.append("%s.mechanism: %r is not one of %s" % (where, mechanism, ", ".join(MECHANISMS)))

@@ -1,0 +1,155 @@
+"""kafka_scram_user against a REAL broker: the secured lab's cluster A (harness.Lab.start_secured_broker:
+StandardAuthorizer, SASL_PLAINTEXT with SCRAM-SHA-512, super user ``admin``, ``alice`` without any
+ACL).
+
+The module runs as a user runs it, ``ansible localhost -m kafkaops.mirrormaker.kafka_scram_user``
+(jobtools.run_ansible_module), with this venv's Python and kafka-python.  What the cluster holds is
+read apart from the module, with kafka-python's describe_user_scram_credentials, and a password is
+proven by logging in with it.  One test, in steps, so the file starts the broker once and stays
+fast; the users are this file's own.
+"""
+
+import json
+import time
+
+from jobtools import run_ansible_module
+
+MODULE = "kafkaops.mirrormaker.kafka_scram_user"
+# a refused login is only seen when kafka-python gives up; a short wait keeps the file fast
+REFUSED_WITHIN_MS = 4000
+
+
+def run(lab, args, *extra, user=None):
+    args = dict({"bootstrap_servers": lab.bootstrap("A"), "client_properties": lab.client_properties("A", user),
+                 "timeout": 30}, **args)
+    return run_ansible_module(MODULE, args, *extra)
+
+
+def described(lab, name):
+    """{mechanism: iterations} of ``name`` on cluster A, as kafka-python reads them."""
+    from kafka.admin import KafkaAdminClient
+    admin = KafkaAdminClient(bootstrap_servers=lab.bootstrap("A"), client_id="scram-user-test",
+                             **lab.kafka_python_kwargs("A"))
+    try:
+        entry = admin.describe_user_scram_credentials().get(name) or {"credential_infos": []}
+    finally:
+        admin.close()
+    return dict((info["mechanism"].name.replace("_", "-"), info["iterations"]) for info in entry["credential_infos"])
+
+
+def logs_in(lab, name, password, timeout_ms=REFUSED_WITHIN_MS):
+    from kafka.admin import KafkaAdminClient
+    kwargs = dict(lab.kafka_python_kwargs("A"), sasl_plain_username=name, sasl_plain_password=password)
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=lab.bootstrap("A"), client_id="scram-user-login",
+                                 request_timeout_ms=timeout_ms, bootstrap_timeout_ms=timeout_ms, **kwargs)
+    except Exception:  # noqa: BLE001 - kafka-python's error type depends on where it gave up
+        return False
+    try:
+        return bool(admin.describe_cluster()["brokers"])
+    finally:
+        admin.close()
+
+
+def eventually(check, timeout=15):
+    """check() once it is true (a broker applies what the controller committed a moment later), or
+    its last answer after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.3)
+
+
+def test_scram_users_through_the_admin_api(secured_lab):
+    lab, shown = secured_lab, secured_lab.bootstrap("A")
+    password, rotated = "carol-first-Pw,1", "carol-rotated-Pw=2"
+    carol = {"name": "carol", "password": password, "iterations": 8192}
+    secrets = (password, rotated, lab.brokers["A"]["users"]["admin"], lab.brokers["A"]["users"]["alice"])
+    outputs = []
+
+    # check mode on a new user: changed, and nothing on the broker
+    proc, result = run(lab, {"users": [carol]}, "--check", "--diff")
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, result
+    assert result["changed"] is True and result["added"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512",
+                                                              "iterations": 8192}]
+    assert result["diff"]["after"] == "carol SCRAM-SHA-512 iterations=8192 (password set)\n"
+    assert result["msg"] == "SCRAM credentials on the cluster at %s: would add 1" % shown
+    time.sleep(1)
+    assert described(lab, "carol") == {}
+
+    # create (both mechanisms: two requests, one user each), then a re-run changes nothing
+    both = [carol, dict(carol, mechanism="SCRAM-SHA-256", iterations=4096)]
+    proc, result = run(lab, {"users": both})
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, result
+    assert result["changed"] is True and len(result["added"]) == 2
+    assert result["credentials"] == [{"name": "carol", "mechanism": "SCRAM-SHA-256", "iterations": 4096},
+                                     {"name": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 8192}]
+    expected = {"SCRAM-SHA-512": 8192, "SCRAM-SHA-256": 4096}
+    assert eventually(lambda: described(lab, "carol") == expected), described(lab, "carol")
+    proc, result = run(lab, {"users": both})
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, result
+    assert result["changed"] is False, result
+
+    # carol logs in (the listener offers SCRAM-SHA-512 only); a wrong password is refused
+    assert eventually(lambda: logs_in(lab, "carol", password, 10000))
+    assert not logs_in(lab, "carol", "not-" + password)
+
+    # update_password always sets it again: the old password is refused, the new one accepted
+    proc, result = run(lab, {"users": [dict(carol, password=rotated)], "update_password": "always"}, "--diff")
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, result
+    assert result["changed"] is True and result["updated"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512",
+                                                                "iterations": 8192, "before_iterations": 8192}]
+    assert eventually(lambda: logs_in(lab, "carol", rotated, 10000))
+    assert not logs_in(lab, "carol", password)
+
+    # alice (no ACL) may not even describe; given DESCRIBE on the cluster she may look, not change
+    proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user="alice")
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 2, result
+    assert result["msg"].startswith(
+        "User:alice may not describe the SCRAM credentials of the cluster at %s: it needs DESCRIBE on CLUSTER "
+        "kafka-cluster to read them and ALTER on CLUSTER kafka-cluster to change them, or to be one of the brokers' "
+        "super.users ([Error 31] ClusterAuthorizationFailedError" % shown), result["msg"]
+    grant = {"acls": [{"principal": "User:alice", "operation": "DESCRIBE", "resource_type": "CLUSTER",
+                       "resource_name": "kafka-cluster"}]}
+    proc, granted = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
+        grant, bootstrap_servers=shown, client_properties=lab.client_properties("A")))
+    assert proc.returncode == 0, granted
+    try:
+        def alter_refused():
+            proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user="alice")
+            outputs.append(proc.stdout + proc.stderr)
+            return result if "may not alter" in result.get("msg", "") else None
+        result = eventually(alter_refused, 20)
+        assert result, "alice was not refused ALTER"
+        assert result["failed"] is True and result["changed"] is False
+        assert result["msg"] == (
+            "User:alice may not alter the SCRAM credentials of the cluster at %s: it needs ALTER on CLUSTER "
+            "kafka-cluster, or to be one of the brokers' super.users (the cluster answered: the request needs ALTER "
+            "permission.)" % shown), result["msg"]
+        assert described(lab, "mallory") == {}
+    finally:
+        proc, revoked = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
+            grant, state="absent", bootstrap_servers=shown, client_properties=lab.client_properties("A")))
+        assert proc.returncode == 0, revoked
+
+    # absent deletes the one mechanism asked for: carol can no longer log in with SCRAM-SHA-512
+    proc, result = run(lab, {"users": [{"name": "carol", "state": "absent"}]})
+    outputs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, result
+    assert result["removed"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 8192}]
+    assert eventually(lambda: described(lab, "carol") == {"SCRAM-SHA-256": 4096})
+    assert not logs_in(lab, "carol", rotated)
+    proc, result = run(lab, {"users": [{"name": "carol", "state": "absent"}]})
+    assert proc.returncode == 0 and result["changed"] is False, result
+
+    for text in outputs:
+        for secret in secrets:
+            assert secret not in text
+            assert json.dumps(secret)[1:-1] not in text

@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for plugins/module_utils/kafka_scram_admin.py: the plan, the requests it takes, the
+messages; and the Admin API's relaxation of kafka_scram's rules.  The calls run against
+scram_admin_double, a TEST DOUBLE of kafka-python's two SCRAM calls."""
+
+from __future__ import annotations
+
+import pytest
+from kafka import admin as kafka_admin
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram_admin as ksa
+
+from scram_admin_double import ScramAdminDouble
+
+S512 = "SCRAM-SHA-512"
+S256 = "SCRAM-SHA-256"
+C = ksa.Credential
+
+
+def wanted(*items):
+    found, errors = ksa.normalise(list(items))
+    assert errors == []
+    return found
+
+
+def test_a_comma_or_nul_is_refused_on_the_command_line_only():
+    users = [{"name": "a,b", "password": "c,d"}, {"name": "e\0", "password": "f\0"}]
+    assert len(kafka_scram.scram_user_faults(users)) == 4
+    assert kafka_scram.scram_user_faults(users, "users", command_line=False) == []
+
+
+def test_normalise_takes_defaults_and_needs_no_password_to_delete():
+    found = wanted({"name": "mm2", "password": "pw-long-1"}, {"name": "old", "state": "absent"})
+    assert [(w.name, w.mechanism, w.iterations, w.state) for w in found] == [
+        ("mm2", S512, 4096, "present"), ("old", S512, 4096, "absent")]
+
+
+@pytest.mark.parametrize("users, errors", [
+    ("mm2", ["users: must be a list of {name, password, mechanism, iterations, state}, not str"]),
+    ([], ["users: must list at least one user"]),
+    (["mm2"], ["users[0]: must be a mapping {name, password, mechanism}, got str"]),
+    ([{"name": "mm2", "password": "pw-long-1", "passwd": "x"}],
+     ["users[0].passwd: not a key of a user (it takes name, password, mechanism, iterations, state)"]),
+    ([{"name": "mm2", "state": "present"}], ["users[0].password: empty (SCRAM password empty for user 'mm2')"]),
+])
+def test_normalise_names_each_fault(users, errors):
+    assert ksa.normalise(users) == ([], errors)
+
+
+def test_the_password_is_not_in_repr():
+    assert "pw-long-1" not in repr(wanted({"name": "mm2", "password": "pw-long-1"}))
+
+
+def test_plan_adds_updates_and_removes_only_what_is_needed():
+    existing = [C("same", S512, 4096), C("slow", S512, 4096), C("gone", S256, 4096), C("keep", S512, 4096)]
+    asked = wanted({"name": "same", "password": "pw-long-1"},
+                   {"name": "slow", "password": "pw-long-1", "iterations": 8192},
+                   {"name": "new", "password": "pw-long-1"}, {"name": "gone", "mechanism": S256, "state": "absent"},
+                   {"name": "never", "state": "absent"}, {"name": "keep", "mechanism": S256, "state": "absent"})
+    assert ksa.plan(asked, existing) == [
+        ksa.Change("remove", "gone", S256, 4096, 4096), ksa.Change("add", "new", S512, 4096, None),
+        ksa.Change("update", "slow", S512, 8192, 4096)]
+    assert [c.name for c in ksa.plan(asked, existing, "always")] == ["gone", "new", "same", "slow"]
+
+
+def test_rounds_alter_each_user_once_per_request():
+    changes = [ksa.Change("add", "a", S256, 4096, None), ksa.Change("add", "a", S512, 4096, None),
+               ksa.Change("remove", "b", S512, 4096, 4096)]
+    assert ksa.rounds(changes) == [[changes[0], changes[2]], [changes[1]]]
+    assert ksa.rounds([]) == []
+
+
+def test_write_sets_the_passwords_and_stops_at_a_refusal():
+    admin = ScramAdminDouble({("b", S512): 4096})
+    asked = wanted({"name": "a", "password": "pw-a-256", "mechanism": S256},
+                   {"name": "a", "password": "pw-a-512", "iterations": 8192}, {"name": "b", "state": "absent"})
+    changes = ksa.plan(asked, ksa.read(admin, ["a", "b"]))
+    assert sorted(ksa.write(admin, changes, asked, kafka_admin)) == sorted(changes)
+    assert admin.password_is("a", S256, "pw-a-256") and admin.password_is("a", S512, "pw-a-512")
+    assert ksa.read(admin, ["a", "b"]) == [C("a", S256, 4096), C("a", S512, 8192)]
+
+    refused = ScramAdminDouble({("a", S512): 4096})
+    asked = wanted({"name": "a", "password": "pw-long-1", "state": "absent"}, {"name": "b", "password": "pw-long-1"})
+    changes = ksa.plan(asked, ksa.read(refused, ["a", "b"]))
+    del refused.credentials[("a", S512)]  # gone between the describe and the alter
+    with pytest.raises(ksa.ScramCallFailed) as failed:
+        ksa.write(refused, changes, asked, kafka_admin)
+    assert ksa.failure_message(failed.value, "k:9092", "User:admin") == (
+        "altering the SCRAM credentials of the cluster at k:9092 failed for remove a SCRAM-SHA-512: Attempt to "
+        "delete a user credential that does not exist; done before the failure: add b SCRAM-SHA-512")
+
+
+@pytest.mark.parametrize("answer", ["Request Request(processor=1, envelope=None) is not authorized.",
+                                    "Cluster authorization failed."])
+def test_each_wording_of_a_refused_alter_is_taken_for_one(answer):
+    exc = ksa.ScramCallFailed("alter", answer, [ksa.Change("add", "a", S512, 4096, None)])
+    assert ksa.failure_message(exc, "k:9092", "User:alice").startswith("User:alice may not alter the SCRAM ")
+
+
+def test_a_describe_error_for_a_user_is_named():
+    class OneError(ScramAdminDouble):
+        def describe_user_scram_credentials(self, users=None):
+            return {"a": {"error": "something broke", "credential_infos": []}}
+    with pytest.raises(ksa.ScramCallFailed) as failed:
+        ksa.read(OneError(), ["a"])
+    assert ksa.failure_message(failed.value, "k:9092", "User:admin") == (
+        "describing the SCRAM credentials of the cluster at k:9092 failed: user 'a': something broke")
