@@ -47,7 +47,7 @@ USERS_VARIABLE = "kafka_broker_scram_users"
 DEFAULT_ENABLED_MECHANISMS = "GSSAPI"
 DEFAULT_INTER_BROKER_MECHANISM = "GSSAPI"
 ADMIN_API_HINT = ("add such a user after the first start with the Admin API "
-                  "(Admin.alterUserScramCredentials), which takes any string")
+                  "(the kafka_scram_user module), which takes any string")
 
 
 def _text(value):

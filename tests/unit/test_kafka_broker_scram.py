@@ -52,7 +52,7 @@ def test_preflight_passes_scram_users_and_a_scram_inter_broker_listener(tmp_path
     ({"kafka_broker_scram_users": [{"name": "admin", "password": SECRET + ",x"}]},
      ["kafka_broker_scram_users[0].password: holds a ',', which kafka-storage.sh format --add-scram cannot pass (it "
       "splits its argument on every ',' and has no escape); choose another password or add such a user after the "
-      "first start with the Admin API (Admin.alterUserScramCredentials), which takes any string"]),
+      "first start with the Admin API (the kafka_scram_user module), which takes any string"]),
     ({"kafka_broker_scram_users": [{"name": "admin", "password": SECRET, "iterations": 100}]},
      ["kafka_broker_scram_users[0].iterations: 100 is not a whole number from 4096 to 16384 (Kafka's bounds for "
       "SCRAM-SHA-512)"]),
