@@ -78,9 +78,9 @@ def default_jars_dir():
     return os.path.join(os.path.dirname(os.path.dirname(here)), ".cache", "spark-jars")
 
 
-def start_spark(args, jars_dir):
+def start_spark(args, jars_dir, krb5_conf=None):
     """The session; in smoke mode also warmed up for the marker compare while the markers replicate."""
-    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode)
+    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=krb5_conf)
     if args.mode == "smoke":
         from .markers import warm_up
         warm_up(session)
@@ -102,7 +102,7 @@ def run(args, progress=None):
         meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
         jars_dir = args.jars_dir or default_jars_dir()
-        spark = SparkStarter(lambda: start_spark(args, jars_dir))
+        spark = SparkStarter(lambda: start_spark(args, jars_dir, cfg.get("krb5_conf")))
         if args.mode == "smoke":
             from .smoke import run_smoke
             out = run_smoke(cfg, progress, spark)
@@ -115,7 +115,7 @@ def run(args, progress=None):
                              "jars_dir": jars_dir}
         checks, latencies = out["checks"], out.get("latencies_ms", {})
         meta["errors"].extend(out.get("errors", []))
-        for key in ("discovery", "unmapped_properties"):
+        for key in ("discovery", "unmapped_properties", "kerberos"):
             meta[key] = out.get(key)
     except cfgmod.ConfigError as exc:
         meta["errors"].append(str(exc))

@@ -140,6 +140,9 @@ def normalise(raw, run_id=None):
     for key in ("records", "payload_bytes", "partitions"):
         if not isinstance(checks[key], int) or checks[key] < 1:
             errors.append("config.checks.%s: expected a positive integer" % key)
+    krb5_conf = raw.get("krb5_conf")
+    if krb5_conf is not None and not (isinstance(krb5_conf, str) and os.path.isabs(krb5_conf)):
+        errors.append("config.krb5_conf: expected an absolute path or null, got %r" % (krb5_conf,))
     if errors:
         raise ConfigError("invalid config:\n  " + "\n  ".join(errors))
     run_id = run_id or raw.get("run_id") or new_run_id()
@@ -150,7 +153,7 @@ def normalise(raw, run_id=None):
         for side in ("source", "target"):
             if not flow.get(side + "_bootstrap_servers"):
                 flow[side + "_bootstrap_servers"] = clusters[flow[side]]["bootstrap_servers"]
-    return {"version": 1, "run_id": run_id, "clusters": clusters, "flows": flows,
+    return {"version": 1, "run_id": run_id, "clusters": clusters, "flows": flows, "krb5_conf": krb5_conf,
             "enabled_flows": enabled_flows, "checks": checks, "raw": raw}
 
 

@@ -1,5 +1,7 @@
 """kafka-python clients from Java-style client properties (the same keys MM2's clusters use)."""
 
+import contextlib
+import os
 import re
 
 # Java client key -> kafka-python keyword
@@ -11,8 +13,30 @@ _DIRECT = {
     "ssl.keystore.location": "ssl_certfile",          # PEM only
     "ssl.key.password": "ssl_password",
     "request.timeout.ms": "request_timeout_ms",
+    "sasl.kerberos.service.name": "sasl_kerberos_service_name",
 }
 _JAAS_OPT = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+# JAAS lets an option's value go unquoted (useKeyTab=true); Krb5LoginModule's own lines mix both.
+_JAAS_ANY_OPT = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
+KRB5_LOGIN_MODULE = "com.sun.security.auth.module.Krb5LoginModule"
+
+
+def jaas_options(line):
+    """Options of a one-module sasl.jaas.config line, quoted or not."""
+    return {key: quoted if quoted or not bare else bare for key, quoted, bare in _JAAS_ANY_OPT.findall(line or "")}
+
+
+def kerberos_keytab_login(props):
+    """(principal, keytab) when the cluster's client logs in with GSSAPI from a keytab named in its
+    sasl.jaas.config (Krb5LoginModule useKeyTab=true), else None."""
+    props = props or {}
+    line = str(props.get("sasl.jaas.config") or "")
+    if str(props.get("sasl.mechanism") or "").upper() != "GSSAPI" or KRB5_LOGIN_MODULE not in line:
+        return None
+    opts = jaas_options(line)
+    if opts.get("useKeyTab", "").lower() != "true" or not opts.get("keyTab") or not opts.get("principal"):
+        return None
+    return opts["principal"], opts["keyTab"]
 
 
 def python_client_kwargs(props):
@@ -21,7 +45,8 @@ def python_client_kwargs(props):
     for key, value in (props or {}).items():
         value = "" if value is None else str(value)
         if key == "sasl.jaas.config":
-            opts = dict(_JAAS_OPT.findall(value))
+            # a Krb5LoginModule line is the process's Kerberos login (kerberos_login), not a kwarg
+            opts = {} if KRB5_LOGIN_MODULE in value else dict(_JAAS_OPT.findall(value))
             if "username" in opts:
                 kwargs["sasl_plain_username"] = opts["username"]
             if "password" in opts:
@@ -146,6 +171,80 @@ def clients_for(cfg):
         out[alias] = Clients(alias, cluster.get("bootstrap_servers") or flow[side + "_bootstrap_servers"],
                              cluster.get("properties") or {}, roles, timeout)
     return out
+
+
+class KerberosLoginFailed(RuntimeError):
+    pass
+
+
+_KRB5_ENV = ("KRB5_CONFIG", "KRB5_CLIENT_KTNAME", "KRB5CCNAME")
+
+
+@contextlib.contextmanager
+def kerberos_login(cfg, clients):
+    """The process's Kerberos setup for kafka-python's GSSAPI clients, restored on exit.
+
+    kafka-python (3.0.12, kafka/net/sasl/gssapi.py) builds its security context from the default
+    initiator credential and takes none from its caller, so the cluster's keytab login has to
+    become the process default: MIT's library reads KRB5_CONFIG, KRB5CCNAME and KRB5_CLIENT_KTNAME
+    each time it makes a context. The ticket cache is a MEMORY one of this run, primed here with a
+    TGT for the JAAS line's principal: the job neither reads nor overwrites a ticket cache of the
+    user's (kinit), a principal the keytab does not hold fails here, once, naming keytab and
+    principal, and when the TGT expires the library gets a new one from the client keytab. One
+    default credential per process means one keytab login for all clusters."""
+    gssapi_aliases = sorted(a for a in clients if str(_props(cfg, a).get("sasl.mechanism") or "").upper() == "GSSAPI")
+    if not gssapi_aliases:
+        yield None
+        return
+    logins = {}
+    for alias in gssapi_aliases:
+        login = kerberos_keytab_login(_props(cfg, alias))
+        if login:
+            logins.setdefault(login, []).append(alias)
+    if len(logins) > 1:
+        raise KerberosLoginFailed("clusters %s log in from different keytabs or principals (%s): kafka-python uses "
+                                  "one Kerberos credential per process" % (
+                                      ", ".join(gssapi_aliases),
+                                      "; ".join("%s: %s from %s" % (",".join(a), p, k)
+                                                for (p, k), a in sorted(logins.items()))))
+    saved = {name: os.environ.get(name) for name in _KRB5_ENV}
+    try:
+        if cfg.get("krb5_conf"):
+            os.environ["KRB5_CONFIG"] = cfg["krb5_conf"]
+        login = None
+        if logins:
+            (principal, keytab), aliases = list(logins.items())[0]
+            ccache = "MEMORY:mm2-smoke-%d-%s" % (os.getpid(), cfg.get("run_id") or "run")
+            os.environ["KRB5CCNAME"] = ccache
+            os.environ["KRB5_CLIENT_KTNAME"] = keytab
+            login = _prime_ticket_cache(principal, keytab, ccache, aliases, cfg.get("krb5_conf"))
+        yield login
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _props(cfg, alias):
+    return (cfg["clusters"].get(alias) or {}).get("properties") or {}
+
+
+def _prime_ticket_cache(principal, keytab, ccache, aliases, krb5_conf):
+    try:
+        import gssapi
+    except (ImportError, OSError) as exc:
+        raise KerberosLoginFailed("clusters %s use GSSAPI: kafka-python needs the gssapi library (pip install gssapi; "
+                                  "it builds against MIT Kerberos' libkrb5-dev / krb5-devel): %s"
+                                  % (", ".join(aliases), exc))
+    try:
+        name = gssapi.Name(principal, gssapi.NameType.kerberos_principal)
+        creds = gssapi.Credentials(name=name, usage="initiate", store={"client_keytab": keytab, "ccache": ccache})
+        return {"principal": str(creds.name), "keytab": keytab, "clusters": aliases, "lifetime_s": creds.lifetime}
+    except gssapi.exceptions.GSSError as exc:
+        raise KerberosLoginFailed("clusters %s: Kerberos login as %s from keytab %s (krb5.conf %s) failed: %s" % (
+            ", ".join(aliases), principal, keytab, krb5_conf or "the system's", " ".join(str(exc).split())))
 
 
 def unreachable(clients):

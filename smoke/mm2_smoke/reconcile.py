@@ -237,6 +237,13 @@ class SparkProgress(object):
 
 def run_reconcile(cfg, progress, spark):
     clients = ku.clients_for(cfg)
+    with ku.kerberos_login(cfg, clients) as login:
+        out = _reconcile(cfg, progress, spark, clients)
+    out["kerberos"] = login
+    return out
+
+
+def _reconcile(cfg, progress, spark, clients):
     down = ku.unreachable(clients)
     checks = []
     for flow in cfg["enabled_flows"]:

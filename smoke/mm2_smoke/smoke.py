@@ -693,6 +693,13 @@ class SparkStarter(object):
 def run_smoke(cfg, progress, spark):
     """Checks of every enabled flow whose clusters answer; one error per cluster that does not."""
     clients = ku.clients_for(cfg)
+    with ku.kerberos_login(cfg, clients) as login:
+        out = _checks(cfg, progress, spark, clients)
+    out["kerberos"] = login
+    return out
+
+
+def _checks(cfg, progress, spark, clients):
     down = ku.unreachable(clients)
     errors = [str(exc) for _alias, exc in sorted(down.items())]
     up = {alias: c for alias, c in clients.items() if alias not in down}

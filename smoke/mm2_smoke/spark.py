@@ -20,8 +20,9 @@ def submitted():
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
-    """The job's session; ``master`` None means spark-submit's --master, else LOCAL_MASTER."""
+def spark_session(master, jars_dir, app="mm2-smoke-reconcile", krb5_conf=None):
+    """The job's session; ``master`` None means spark-submit's --master, else LOCAL_MASTER.
+    ``krb5_conf``: the Kerberos configuration of the JVMs' Kafka clients (see use_krb5_conf)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:
@@ -37,6 +38,8 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
         builder = builder.master(master)
     if not submitted():
         builder = builder.config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g"))
+    for key, value in krb5_java_options(krb5_conf).items():
+        builder = builder.config(key, value)
     builder = (builder.config("spark.jars", ",".join(with_submitted_jars(jars)))
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -46,7 +49,46 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile"):
     except Exception as exc:  # noqa: BLE001 - Py4J and Spark raise many kinds; all mean no session
         raise SparkUnavailable("Spark master %s: no Spark session: %s" % (master or _submitted_master(), _cause(exc)))
     spark.sparkContext.setLogLevel("WARN")
+    if krb5_conf:
+        use_krb5_conf(spark, krb5_conf)
     return spark
+
+
+KRB5_CONF_PROPERTY = "java.security.krb5.conf"
+
+
+def krb5_java_options(krb5_conf):
+    """spark.{driver,executor}.extraJavaOptions with -Djava.security.krb5.conf added to what the
+    site (spark-submit --conf, spark-defaults.conf) gave: the JVM reads the file at its first
+    Kerberos login, so it is a JVM option, set where each JVM starts. The driver's option only
+    counts when this process starts the JVM (python -m); use_krb5_conf covers a JVM that runs already."""
+    if not krb5_conf:
+        return {}
+    given = {}
+    if submitted():
+        from pyspark import SparkConf, SparkContext
+        SparkContext._ensure_initialized()  # pylint: disable=protected-access # SparkConf reads the JVM's only then
+        given = dict(SparkConf().getAll())
+    option = "-D%s=%s" % (KRB5_CONF_PROPERTY, krb5_conf)
+    out = {}
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        before = [o for o in given.get(key, "").split() if not o.startswith("-D%s=" % KRB5_CONF_PROPERTY)]
+        out[key] = " ".join(before + [option])
+    return out
+
+
+def use_krb5_conf(spark, krb5_conf):
+    """The driver JVM's krb5.conf, when it started without it: spark-submit's driver (its JVM came
+    first) or a session this process made before (the tests' shared one). Set through the gateway
+    before Spark's Kafka source first logs in; Java caches the file it read, so a different one read
+    earlier is dropped (sun.security.krb5.Config.refresh, which Spark's --add-opens lets us call).
+    Executors take -Djava.security.krb5.conf from spark.executor.extraJavaOptions instead."""
+    jvm = spark.sparkContext._jvm  # pylint: disable=protected-access # py4j's view of the driver JVM
+    system = jvm.java.lang.System
+    if system.getProperty(KRB5_CONF_PROPERTY) == krb5_conf:
+        return
+    system.setProperty(KRB5_CONF_PROPERTY, krb5_conf)
+    jvm.sun.security.krb5.Config.refresh()
 
 
 def with_submitted_jars(jars):

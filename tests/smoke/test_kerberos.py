@@ -278,3 +278,41 @@ def test_the_acl_module_logs_in_with_gssapi_from_a_keytab(secured_lab, tmp_path,
     _proc, refused = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(args, timeout=10))
     assert refused.get("failed") is True and "No Kerberos credentials available" in refused.get("msg", ""), refused
     harness.log("kafka_acl without Kerberos credentials: %s" % refused.get("msg", "")[:300])
+
+
+def test_the_smoke_job_logs_in_with_kerberos_from_the_cluster_settings(kerberos_mm2, tmp_path):
+    """The smoke job as admin@<realm> (the brokers' super user by its short name), from the clusters'
+    Java client settings alone: kafka-python takes the keytab the JAAS line names, Spark's Kafka
+    source the JAAS line itself, both the realm from the job config's krb5_conf. Markers and
+    translated offsets on krb-demo.smoke, which MirrorMaker 2 mirrors A -> B."""
+    from jobtools import run_job
+    lab = kerberos_mm2["lab"]
+    keytab = lab.kdc.keytab("admin", str(tmp_path / "admin.keytab"))
+    doc = lab.job_config(FLOWS, {"enabled": ["markers", "offsets"], "topics": ["krb-demo.smoke"], "records": 30,
+                                 "partitions": 1, "replication_factor": 1, "refresh_interval_s": 5,
+                                 "group": GROUP_PREFIX + "smoke-{run_id}",
+                                 "timeouts": {"markers": 60, "offsets": 60, "new_topic": 45}})
+    for name in doc["clusters"]:
+        doc["clusters"][name]["properties"] = lab.kerberos_client_properties(name, keytab, "admin")
+    doc["krb5_conf"] = lab.kdc.krb5_conf
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(doc, default=str))
+    seen = len(lab.kdc.log_lines())
+    before = dict((name, os.environ.get(name)) for name in ("KRB5_CONFIG", "KRB5CCNAME", "KRB5_CLIENT_KTNAME"))
+    report = run_job(str(path), tmp_path)
+    assert report["verdict"] == "pass", [c for c in report["checks"] if c.get("status") != "pass"] or report["errors"]
+    assert sorted((c["check"], c["status"]) for c in report["checks"]) == [("markers", "pass"), ("offsets", "pass")]
+    realm = lab.kdc.realm
+    assert report["kerberos"]["principal"] == "admin@" + realm and report["kerberos"]["keytab"] == keytab
+    assert report.get("unmapped_properties") in (None, {})
+    # the process's Kerberos environment is the job's only while it runs
+    assert dict((name, os.environ.get(name)) for name in before) == before
+    kdc_log = lab.kdc.log_lines()[seen:]
+    # two logins: MIT's library (kafka-python) and Java's Krb5LoginModule (Spark's Kafka source)
+    tgts = [line for line in kdc_log
+            if "AS_REQ" in line and "ISSUE" in line and "admin@%s for krbtgt/%s@%s" % (realm, realm, realm) in line]
+    assert len(tgts) >= 2, kdc_log
+    assert [line for line in kdc_log
+            if "TGS_REQ" in line and "ISSUE" in line and "admin@%s for kafka/localhost@%s" % (realm, realm) in line]
+    harness.log("smoke job over GSSAPI: %d TGTs and %d service tickets for admin@%s in %.1fs" % (
+        len(tgts), len([line for line in kdc_log if "TGS_REQ" in line and "admin@" in line]), realm, report["duration_s"]))

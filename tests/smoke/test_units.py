@@ -119,6 +119,67 @@ def test_java_client_properties_to_kafka_python():
     assert ignored == ["ssl.truststore.type"]
 
 
+KRB5_JAAS = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+             'keyTab="/etc/mm2/smoke.keytab" principal="smoke/host@EXAMPLE.ORG";')
+
+
+def test_gssapi_client_properties_to_kafka_python():
+    props = {"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": "kafka",
+             "sasl.jaas.config": KRB5_JAAS}
+    kwargs, ignored = kafka_util.python_client_kwargs(props)
+    # the keytab login is the process's (kafka_util.kerberos_login), not a keyword of kafka-python
+    assert kwargs == {"security_protocol": "SASL_SSL", "sasl_mechanism": "GSSAPI", "sasl_kerberos_service_name": "kafka"}
+    assert ignored == []
+    assert kafka_util.kerberos_keytab_login(props) == ("smoke/host@EXAMPLE.ORG", "/etc/mm2/smoke.keytab")
+    # a ticket cache login, or a SCRAM line, names no keytab to log in from
+    assert kafka_util.kerberos_keytab_login(dict(props, **{"sasl.jaas.config": KRB5_JAAS.replace(
+        "useKeyTab=true", "useKeyTab=false")})) is None
+    assert kafka_util.kerberos_keytab_login(dict(props, **{"sasl.mechanism": "SCRAM-SHA-512"})) is None
+    assert kafka_util.jaas_options('X required a=true b="q \\" r" c=1;') == {"a": "true", "b": 'q \\" r', "c": "1"}
+
+
+def kerberos_cfg(**clusters):
+    return {"run_id": "r1", "krb5_conf": "/etc/lab-krb5.conf",
+            "clusters": {a: {"bootstrap_servers": "h:1", "properties": p} for a, p in clusters.items()}}
+
+
+def test_kerberos_login_restores_the_environment(monkeypatch):
+    monkeypatch.setenv("KRB5_CONFIG", "/etc/site-krb5.conf")
+    monkeypatch.delenv("KRB5CCNAME", raising=False)
+    # GSSAPI from a ticket cache: only the krb5.conf is the job's, for as long as it runs
+    cfg = kerberos_cfg(A={"sasl.mechanism": "GSSAPI"}, B={})
+    with kafka_util.kerberos_login(cfg, {"A": None, "B": None}) as login:
+        assert login is None and os.environ["KRB5_CONFIG"] == "/etc/lab-krb5.conf"
+    assert os.environ["KRB5_CONFIG"] == "/etc/site-krb5.conf" and "KRB5CCNAME" not in os.environ
+    with kafka_util.kerberos_login(kerberos_cfg(A={}), {"A": None}) as login:
+        assert login is None and os.environ["KRB5_CONFIG"] == "/etc/site-krb5.conf"
+
+
+def test_kerberos_login_refuses_two_keytab_logins():
+    other = KRB5_JAAS.replace("smoke/host", "other")
+    cfg = kerberos_cfg(A={"sasl.mechanism": "GSSAPI", "sasl.jaas.config": KRB5_JAAS},
+                       B={"sasl.mechanism": "GSSAPI", "sasl.jaas.config": other})
+    with pytest.raises(kafka_util.KerberosLoginFailed, match="one Kerberos credential per process"):
+        with kafka_util.kerberos_login(cfg, {"A": None, "B": None}):
+            pass
+
+
+def test_krb5_conf_config_and_java_options(tmp_path, monkeypatch):
+    from mm2_smoke import spark
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    raw = {"version": 1, "clusters": {"A": {"bootstrap_servers": "h:1"}, "B": {"bootstrap_servers": "h:2"}},
+           "flows": [{"name": "A->B", "source": "A", "target": "B", "remote_topic_prefix": "A.",
+                      "refresh_topics_interval_s": 30}]}
+    assert config.normalise(dict(raw))["krb5_conf"] is None
+    assert config.normalise(dict(raw, krb5_conf="/etc/krb5.conf"))["krb5_conf"] == "/etc/krb5.conf"
+    with pytest.raises(config.ConfigError, match="config.krb5_conf: expected an absolute path"):
+        config.normalise(dict(raw, krb5_conf="krb5.conf"))
+    assert spark.krb5_java_options(None) == {}
+    assert spark.krb5_java_options("/etc/krb5.conf") == {
+        "spark.driver.extraJavaOptions": "-Djava.security.krb5.conf=/etc/krb5.conf",
+        "spark.executor.extraJavaOptions": "-Djava.security.krb5.conf=/etc/krb5.conf"}
+
+
 def test_first_diff_and_verdict():
     assert first_diff(b"abc", b"abc") is None and first_diff(b"abc", b"abd") == 2
     assert first_diff(b"ab", b"abc") == 2
