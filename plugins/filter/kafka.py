@@ -10,6 +10,7 @@ import uuid
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos, kafka_scram, secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config as probe_config_utils
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
@@ -344,6 +345,11 @@ def kafka_kerberos_faults(kerberos, sasl_listeners, roles=None, inter_broker_lis
                                           jaas_config, safe_path)
 
 
+def kafka_probe_config(properties, listener, krb5_conf=""):
+    """{properties, environment, refusal} of the broker's health probe (kafka_probe_config.probe_config)."""
+    return probe_config_utils.probe_config(properties, listener, krb5_conf)
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -361,4 +367,5 @@ class FilterModule:
             "kafka_sasl_listeners": kafka_sasl_listeners,
             "kafka_kerberos_properties": kafka_kerberos_properties,
             "kafka_kerberos_faults": kafka_kerberos_faults,
+            "kafka_probe_config": kafka_probe_config,
         }
