@@ -1,6 +1,6 @@
 """kafka_scram_user against a REAL broker: the secured lab's cluster A (harness.Lab.start_secured_broker:
-StandardAuthorizer, SASL_PLAINTEXT with SCRAM-SHA-512, super user ``admin``, ``alice`` without any
-ACL).
+StandardAuthorizer, SASL_PLAINTEXT with SCRAM-SHA-512, super user ``admin``) and a user of this
+file's own without any ACL (``alice`` of the lab may hold bindings other files granted).
 
 The module runs as a user runs it, ``ansible localhost -m kafkaops.mirrormaker.kafka_scram_user``
 (jobtools.run_ansible_module), with this venv's Python and kafka-python.  What the cluster holds is
@@ -15,6 +15,8 @@ import time
 from jobtools import run_ansible_module
 
 MODULE = "kafkaops.mirrormaker.kafka_scram_user"
+# no ACL at all, whatever other files granted the lab's alice
+NOBODY = "scram-nobody"
 # a refused login is only seen when kafka-python gives up; a short wait keeps the file fast
 REFUSED_WITHIN_MS = 4000
 
@@ -64,9 +66,11 @@ def eventually(check, timeout=15):
 
 def test_scram_users_through_the_admin_api(secured_lab):
     lab, shown = secured_lab, secured_lab.bootstrap("A")
+    if NOBODY not in lab.brokers["A"]["users"]:
+        lab.add_scram_user("A", NOBODY)
     password, rotated = "carol-first-Pw,1", "carol-rotated-Pw=2"
     carol = {"name": "carol", "password": password, "iterations": 8192}
-    secrets = (password, rotated, lab.brokers["A"]["users"]["admin"], lab.brokers["A"]["users"]["alice"])
+    secrets = (password, rotated, lab.brokers["A"]["users"]["admin"], lab.brokers["A"]["users"][NOBODY])
     outputs = []
 
     # check mode on a new user: changed, and nothing on the broker
@@ -108,31 +112,31 @@ def test_scram_users_through_the_admin_api(secured_lab):
     assert eventually(lambda: logs_in(lab, "carol", rotated, 10000))
     assert not logs_in(lab, "carol", password)
 
-    # alice (no ACL) may not even describe; given DESCRIBE on the cluster she may look, not change
-    proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user="alice")
+    # a user without ACLs may not even describe; given DESCRIBE on the cluster it may look, not change
+    proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user=NOBODY)
     outputs.append(proc.stdout + proc.stderr)
     assert proc.returncode == 2, result
     assert result["msg"].startswith(
-        "User:alice may not describe the SCRAM credentials of the cluster at %s: it needs DESCRIBE on CLUSTER "
+        "User:%s may not describe the SCRAM credentials of the cluster at %s: it needs DESCRIBE on CLUSTER "
         "kafka-cluster to read them and ALTER on CLUSTER kafka-cluster to change them, or to be one of the brokers' "
-        "super.users ([Error 31] ClusterAuthorizationFailedError" % shown), result["msg"]
-    grant = {"acls": [{"principal": "User:alice", "operation": "DESCRIBE", "resource_type": "CLUSTER",
+        "super.users ([Error 31] ClusterAuthorizationFailedError" % (NOBODY, shown)), result["msg"]
+    grant = {"acls": [{"principal": "User:" + NOBODY, "operation": "DESCRIBE", "resource_type": "CLUSTER",
                        "resource_name": "kafka-cluster"}]}
     proc, granted = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
         grant, bootstrap_servers=shown, client_properties=lab.client_properties("A")))
     assert proc.returncode == 0, granted
     try:
         def alter_refused():
-            proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user="alice")
+            proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user=NOBODY)
             outputs.append(proc.stdout + proc.stderr)
             return result if "may not alter" in result.get("msg", "") else None
         result = eventually(alter_refused, 20)
-        assert result, "alice was not refused ALTER"
+        assert result, "%s was not refused ALTER" % NOBODY
         assert result["failed"] is True and result["changed"] is False
         assert result["msg"] == (
-            "User:alice may not alter the SCRAM credentials of the cluster at %s: it needs ALTER on CLUSTER "
+            "User:%s may not alter the SCRAM credentials of the cluster at %s: it needs ALTER on CLUSTER "
             "kafka-cluster, or to be one of the brokers' super.users (the cluster answered: the request needs ALTER "
-            "permission.)" % shown), result["msg"]
+            "permission.)" % (NOBODY, shown)), result["msg"]
         assert described(lab, "mallory") == {}
     finally:
         proc, revoked = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
