@@ -202,6 +202,7 @@ def test_removing_a_connect_class_breaks_what_it_is_there_for(dr, cls):
     finally:
         toggle(lab, removed, True)
     harness.log("ACL class %s removed: %s" % (cls, (re.sub(r"^\[[^\]]*\]\s*", "", symptoms[0])[:220] if symptoms else "nothing")))
+
     def recovered():
         # a task may fail only after the class is back (its failure was still on its way), so the
         # failed ones are restarted on every look, not once
