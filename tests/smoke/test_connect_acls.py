@@ -15,7 +15,6 @@ restarting what failed through the REST API.
 import json
 import os
 import re
-import time
 import urllib.request
 import uuid
 
@@ -26,7 +25,7 @@ from jobtools import use_collection
 
 use_collection()
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls, mm2_connect  # noqa: E402
-from test_mm2_acls import AUTHZ, toggle  # noqa: E402  pylint: disable=wrong-import-position
+from test_mm2_acls import AUTHZ, produce, toggle, values_on_b, wait  # noqa: E402  pylint: disable=wrong-import-position
 
 USER = "mm2c"
 PRINCIPAL = "User:" + USER
@@ -74,39 +73,6 @@ def failed_traces(url):
     return out
 
 
-def wait(predicate, timeout, step=1.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
-
-
-def produce(lab, count, tag):
-    from kafka import KafkaProducer
-    producer = KafkaProducer(bootstrap_servers=lab.bootstrap("A"), **lab.kafka_python_kwargs("A"))
-    try:
-        for i in range(count):
-            producer.send(TOPIC, ("%s-%d" % (tag, i)).encode())
-        producer.flush(30)
-    finally:
-        producer.close()
-
-
-def values_on_b(lab):
-    from kafka import KafkaConsumer, TopicPartition
-    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False, isolation_level="read_committed",
-                             consumer_timeout_ms=3000, **lab.kafka_python_kwargs("B"))
-    try:
-        tp = TopicPartition(TOPIC, 0)
-        consumer.assign([tp])
-        consumer.seek_to_beginning(tp)
-        return [r.value.decode() for r in consumer]
-    finally:
-        consumer.close()
-
-
 @pytest.fixture(scope="module")
 def dr(secured_lab, tmp_path_factory):
     lab = secured_lab
@@ -145,7 +111,7 @@ def dr(secured_lab, tmp_path_factory):
         assert wait(lambda: _answers(url, proc, out), 180), "the worker did not join its group, see %s" % out
         for name, config in plan["connectors"].items():
             rest("%s/connectors/%s/config" % (url, name), "PUT", config)
-        produce(lab, 20, "seed")
+        produce(lab, 20, "seed", TOPIC)
         assert wait(lambda: all_running(url, plan["connectors"]), 120, step=2.0), failed_traces(url)
         yield {"lab": lab, "plan": plan, "derived": derived["acls"], "url": url, "out": out}
     finally:
@@ -165,7 +131,7 @@ def _answers(url, proc, out):
 def test_identity_exactly_once_replication_with_exactly_the_derived_acls(dr):
     lab = dr["lab"]
     assert PRINCIPAL not in lab.brokers["B"]["super_users"]
-    assert wait(lambda: sorted(values_on_b(lab)) == sorted("seed-%d" % i for i in range(20)), 90, step=2.0)
+    assert wait(lambda: sorted(values_on_b(lab, TOPIC, "read_committed")) == sorted("seed-%d" % i for i in range(20)), 90, step=2.0)
     # no password in what the REST API shows
     for name in dr["plan"]["connectors"]:
         config = rest("%s/connectors/%s/config" % (dr["url"], name))
@@ -184,7 +150,7 @@ def test_removing_a_connect_class_breaks_what_it_is_there_for(dr, cls):
     toggle(lab, removed, False)
     try:
         tag = "probe-" + uuid.uuid4().hex[:6]
-        produce(lab, 3, tag)
+        produce(lab, 3, tag, TOPIC)
         if cls == "eos-worker":
             # the worker's transactional producer writes the config topic: a connector config change
             name = next(iter(dr["plan"]["connectors"]))

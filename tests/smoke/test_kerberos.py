@@ -29,7 +29,7 @@ import yaml
 
 import harness
 from jobtools import use_collection
-from test_mm2_acls import AUTHZ, wait
+from test_mm2_acls import AUTHZ, produce, values_on_b, wait
 from test_role import collections_path
 
 use_collection()
@@ -114,30 +114,6 @@ def run_playbook(lab, tmp_path, keytab):
         return proc, json.load(fh)
 
 
-def produce(lab, count, prefix):
-    from kafka import KafkaProducer
-    producer = KafkaProducer(bootstrap_servers=lab.bootstrap("A"), **lab.kafka_python_kwargs("A"))
-    try:
-        for i in range(count):
-            producer.send(TOPIC, ("%s-%d" % (prefix, i)).encode())
-        producer.flush(30)
-    finally:
-        producer.close()
-
-
-def values_on_b(lab):
-    from kafka import KafkaConsumer, TopicPartition
-    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False,
-                             auto_offset_reset="earliest", consumer_timeout_ms=3000, **lab.kafka_python_kwargs("B"))
-    try:
-        tp = TopicPartition(REMOTE, 0)
-        consumer.assign([tp])
-        consumer.seek_to_beginning(tp)
-        return [r.value.decode() for r in consumer]
-    finally:
-        consumer.close()
-
-
 def group_offset(lab, cluster, group, topic, commit=None):
     from kafka import KafkaConsumer, TopicPartition
     from kafka.admin import KafkaAdminClient
@@ -170,7 +146,7 @@ def kerberos_mm2(secured_lab, tmp_path_factory):
         admin.close()
     tmp = tmp_path_factory.mktemp("kerberos")
     run, props = run_playbook(lab, tmp, keytab)
-    produce(lab, 30, "seed")
+    produce(lab, 30, "seed", TOPIC)
     group_offset(lab, "A", GROUP_PREFIX + "seed", TOPIC, commit=20)
     lab.start_mm2_properties(props, wait_for=("B", REMOTE), timeout=120, script=SCRIPT)
     yield {"lab": lab, "props": props, "run": run, "keytab": keytab, "tmp": tmp}
@@ -184,7 +160,7 @@ def test_mm2_logs_in_through_the_kdc_and_mirrors_records_and_group_offsets(kerbe
     assert props["A.sasl.mechanism"] == props["B.sasl.mechanism"] == "GSSAPI"
     assert not [k for k in props if k.endswith("sasl.jaas.config")]
     assert PRINCIPAL not in lab.brokers["B"]["super_users"]
-    assert wait(lambda: sorted(values_on_b(lab)) == sorted("seed-%d" % i for i in range(30)), 90, step=2.0)
+    assert wait(lambda: sorted(values_on_b(lab, REMOTE)) == sorted("seed-%d" % i for i in range(30)), 90, step=2.0)
     # translated conservatively (never past what the group consumed on A), but translated
     assert wait(lambda: 0 < (group_offset(lab, "B", GROUP_PREFIX + "seed", REMOTE) or 0) <= 20, 90, step=2.0)
     with open(lab.mm2_dir + "/stdout.log", errors="replace") as fh:

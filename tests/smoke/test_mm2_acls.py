@@ -49,12 +49,13 @@ EXTRA = {"offset.lag.max": 0, "sync.topic.acls.interval.seconds": 5}
 AUTHZ = re.compile(r"AuthorizationException|[Nn]ot authorized|[Aa]uthorization failed")
 
 
-def produce(lab, count, prefix):
+def produce(lab, count, prefix, topic=TOPIC):
+    """``count`` records "<prefix>-<i>" to ``topic`` on A, as the admin."""
     from kafka import KafkaProducer
     producer = KafkaProducer(bootstrap_servers=lab.bootstrap("A"), **lab.kafka_python_kwargs("A"))
     try:
         for i in range(count):
-            producer.send(TOPIC, ("%s-%d" % (prefix, i)).encode())
+            producer.send(topic, ("%s-%d" % (prefix, i)).encode())
         producer.flush(30)
     finally:
         producer.close()
@@ -73,12 +74,13 @@ def commit(lab, group, count):
         consumer.close()
 
 
-def values_on_b(lab):
+def values_on_b(lab, topic=REMOTE, isolation_level="read_uncommitted"):
+    """The values of partition 0 of ``topic`` on B, from the start, as the admin."""
     from kafka import KafkaConsumer, TopicPartition
-    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False,
+    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False, isolation_level=isolation_level,
                              auto_offset_reset="earliest", consumer_timeout_ms=3000, **lab.kafka_python_kwargs("B"))
     try:
-        tp = TopicPartition(REMOTE, 0)
+        tp = TopicPartition(topic, 0)
         consumer.assign([tp])
         consumer.seek_to_beginning(tp)
         return [r.value.decode() for r in consumer]
