@@ -15,3 +15,5 @@ export KAFKAOPS_LAB_JMX_EXPORTER_DIR="${KAFKAOPS_LAB_JMX_EXPORTER_DIR:-$repo/.ca
 export KAFKA_ARCHIVE="${KAFKA_ARCHIVE:-$repo/.cache/kafka/kafka_2.13-$(sed -n "s:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p" "$repo/lab/kafka-dist/pom.xml").tgz}"
 # The lab's SSH key and client configuration (scripts/bootstrap.sh, lab/up.yml).
 export KAFKAOPS_LAB_SSH_DIR="${KAFKAOPS_LAB_SSH_DIR:-$repo/.cache/lab-ssh}"
+# The secured lab's keytabs and admin password on the controller (lab/kdc.yml), one directory per lab.
+export KAFKAOPS_LAB_KDC_DIR="${KAFKAOPS_LAB_KDC_DIR:-$repo/.cache/lab-kdc}"
