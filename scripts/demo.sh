@@ -4,7 +4,10 @@
 # (playbooks/smoke.yml, on the first MirrorMaker host; reports in ./mm2-smoke-reports), with the
 # lab's Prometheus scraping MM2 and the status table of playbooks/status.yml (./mm2-status).
 #   bash scripts/demo.sh          start (or re-converge) the lab and run the smoke job
-#   bash scripts/demo.sh down     remove it
+#   bash scripts/demo.sh secure   the same on the secured lab (inventories/lab_secure): a KDC host,
+#                                 Kerberos and SCRAM, StandardAuthorizer, MM2 with derived ACLs only
+#   bash scripts/demo.sh down     remove it (either)
+# The two labs replace each other: each one's lab/up.yml removes the other's containers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 begin=$SECONDS
@@ -12,11 +15,17 @@ bash scripts/bootstrap.sh
 # shellcheck source=scripts/env.sh
 . scripts/env.sh
 inventory=inventories/lab/hosts.yml
-if [ "${1:-up}" = down ]; then
-  exec ansible-playbook -i "$inventory" lab/down.yml
-fi
+case "${1:-up}" in
+  down) exec ansible-playbook -i "$inventory" lab/down.yml ;;
+  secure) inventory=inventories/lab_secure/hosts.yml ;;
+  up) ;;
+  *) echo "usage: bash scripts/demo.sh [up|secure|down]" >&2; exit 2 ;;
+esac
 start=$SECONDS
 ansible-playbook -i "$inventory" lab/up.yml
+if [ "$inventory" = inventories/lab_secure/hosts.yml ]; then
+  ansible-playbook -i "$inventory" lab/kdc.yml
+fi
 ansible-playbook -i "$inventory" playbooks/site.yml
 ansible-playbook -i "$inventory" lab/monitoring.yml
 echo "demo: lab converged in $((SECONDS - start)) s"
@@ -28,7 +37,10 @@ ansible-playbook -i "$inventory" playbooks/smoke.yml -e mm2_smoke_mode=reconcile
 echo "demo: reconcile on Spark in $((SECONDS - reconcile)) s"
 ansible-playbook -i "$inventory" playbooks/status.yml
 prometheus=$(awk '$1 == "Host" { h = $2 } $1 == "HostName" && h == "monitor-1" { print $2 }' "$KAFKAOPS_LAB_SSH_DIR/config")
-echo "demo: Prometheus scrapes MirrorMaker 2 at http://$prometheus:9090/classic/targets; status in $PWD/mm2-status"
+if [ -n "$prometheus" ]; then
+  echo "demo: Prometheus scrapes MirrorMaker 2 at http://$prometheus:9090/classic/targets"
+fi
+echo "demo: status in $PWD/mm2-status"
 echo "demo: converged and replication proven in $((SECONDS - start)) s; reports in $PWD/mm2-smoke-reports;" \
   "'bash scripts/demo.sh down' removes the lab"
 echo "demo: $((SECONDS - begin)) s in all, bootstrap included ($((start - begin)) s of it)"
