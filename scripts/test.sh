@@ -2,7 +2,8 @@
 # The whole test suite: lint, unit tests, sanity, the built collection installed and converged by
 # Molecule on real systemd hosts running real Kafka. Every step runs; the summary counts them.
 #   bash scripts/test.sh              everything
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule bench)
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule bench;
+#                                     beside and hosts are molecule's scenarios split as the whole run does)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
@@ -25,9 +26,15 @@ step_build() {
 # The smoke job and the mm2_smoke role against real brokers, real MirrorMaker 2 and real Spark on
 # this machine (tests/smoke/harness.py starts them from the lab's Kafka archive).
 step_smoke() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 tests/smoke; }
-step_molecule() {
-  ANSIBLE_COLLECTIONS_PATH="$installed" molecule test --all
+scenarios() {
+  local scenario
+  for scenario in "$@"; do
+    ANSIBLE_COLLECTIONS_PATH="$installed" molecule test -s "$scenario" || return 1
+  done
 }
+step_molecule() { scenarios default dr kraft secure; }
+step_beside() { scenarios secure kraft; }
+step_hosts() { scenarios default dr; }
 # Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
 # The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).
 step_bench() { bench/converge --quick --no-json; }
@@ -47,15 +54,22 @@ if [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
   # The whole suite. The machine idles for more than half of the smoke step (brokers and MirrorMaker
-  # wait on their intervals), so the static checks run beside build + smoke; their output follows
-  # once both are done, so that each step's lines stay together.
-  steps=(lint unit sanity build smoke molecule bench)
-  ( for step in lint unit sanity; do run_step "$step"; done ) > "$results/static.log" 2>&1 &
-  static=$!
+  # wait on their intervals), so the static checks, then Molecule's secure and kraft scenarios
+  # (containers on networks of their own, no port shared with the smoke tests), run beside build +
+  # smoke; their output follows once both are done, so that each step's lines stay together. The
+  # scenarios converge the built tarball: they wait for the build step's result. (dr stays after the
+  # smoke step: beside it, its smoke playbook once saw no checkpoint for a new group within 127 s.)
+  steps=(lint unit sanity beside build smoke hosts bench)
+  (
+    for step in lint unit sanity; do run_step "$step"; done
+    while [ ! -e "$results/build" ]; do sleep 2; done
+    run_step beside
+  ) > "$results/beside.log" 2>&1 &
+  beside=$!
   for step in build smoke; do run_step "$step"; done
-  wait "$static" || true
-  cat "$results/static.log"
-  for step in molecule bench; do run_step "$step"; done
+  wait "$beside" || true
+  cat "$results/beside.log"
+  for step in hosts bench; do run_step "$step"; done
 fi
 passed=0 failed=0
 for step in "${steps[@]}"; do
