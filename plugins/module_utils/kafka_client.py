@@ -14,6 +14,8 @@ doc fragment, options from ``argument_spec()``):
   (``ConnectionErrors``, ``connect``);
 * kafka-python errors marked retriable tried again within the timeout (``Retry``).
 
+``start`` runs these checks, and those of the libraries, in the order every module needs them.
+
 Nothing here imports kafka-python: a module reports a missing library with ``missing_required_lib``
 and unit tests pass fakes.  kafka-python's classes reach ``connect`` as arguments.
 """
@@ -27,6 +29,7 @@ import socket
 import time
 import traceback
 
+from ansible.module_utils.basic import missing_required_lib
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import (
     SECURITY_PROTOCOLS,
     TLS_PROTOCOLS,
@@ -308,6 +311,39 @@ def capture_kafka_log():
     kafka_log.setLevel(logging.WARNING)
     kafka_log.propagate = False
     return handler
+
+
+def start(module, kafka_import_error, kafka_version, input_errors, secrets=()):
+    """(servers, kwargs, connection_errors) for a kafka-python module: its bootstrap_servers, the
+    kafka-python keywords of its client_properties and the ConnectionErrors given to ``connect``.
+
+    Fails instead at the first of: the input errors, every one in one message, before anything is
+    asked of the cluster or of kafka-python; kafka-python missing; kafka-python older than 3.0
+    (``kafka_version`` is only read once the import worked); gssapi missing for sasl.mechanism GSSAPI.
+
+    ``input_errors(servers_errors, property_errors)`` returns the module's whole list of input errors:
+    the module places its own checks, timeout's among them, between those two.  ``secrets``: values
+    of the module's own no_log options, masked again after mask_only_secrets since one may equal a
+    plain client property, which it unmasks.
+    """
+    params = module.params
+    properties = params["client_properties"] or {}
+    mask_only_secrets(module, properties)
+    module.no_log_values.update(secrets)
+    servers, servers_errors = bootstrap_list(params["bootstrap_servers"])
+    kwargs, property_errors = client_kwargs(properties)
+    errors = input_errors(servers_errors, property_errors)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
+    if kafka_import_error:
+        module.fail_json(msg=missing_required_lib("kafka-python"), exception=kafka_import_error)
+    too_old = version_error(kafka_version)
+    if too_old:
+        module.fail_json(msg=too_old)
+    gssapi_error = gssapi_import_error(kwargs)
+    if gssapi_error:
+        module.fail_json(msg=missing_required_lib("gssapi", reason="for sasl.mechanism GSSAPI"), exception=gssapi_error)
+    return servers, kwargs, capture_kafka_log()
 
 
 def error_text(exc):

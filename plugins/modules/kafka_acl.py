@@ -189,12 +189,13 @@ acls:
 import time
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls, kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_acls import AclCallFailed
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
 
 KAFKA_IMPORT_ERROR = None
+kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start
 try:
     from kafka import __version__ as kafka_version
     from kafka import admin as kafka_admin
@@ -283,23 +284,10 @@ def main():
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     params = module.params
-    properties = params["client_properties"] or {}
-    kafka_client.mask_only_secrets(module, properties)
-    servers, servers_errors = kafka_client.bootstrap_list(params["bootstrap_servers"])
     wanted, acl_errors = kafka_acls.normalise(params["acls"])
-    kwargs, property_errors = kafka_client.client_kwargs(properties)
-    errors = input_errors(params, servers_errors, acl_errors, property_errors)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    if KAFKA_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-    too_old = kafka_client.version_error(kafka_version)
-    if too_old:
-        module.fail_json(msg=too_old)
-    gssapi_error = kafka_client.gssapi_import_error(kwargs)
-    if gssapi_error:
-        module.fail_json(msg=missing_required_lib("gssapi", reason="for sasl.mechanism GSSAPI"), exception=gssapi_error)
-    connection_errors = kafka_client.capture_kafka_log()
+    servers, kwargs, connection_errors = kafka_client.start(
+        module, KAFKA_IMPORT_ERROR, kafka_version,
+        lambda servers_errors, property_errors: input_errors(params, servers_errors, acl_errors, property_errors))
     try:
         result = run(module, servers, kwargs, wanted, connection_errors)
     except Failed as exc:

@@ -183,7 +183,7 @@ isolation_level:
 import time
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_groups import (
@@ -193,6 +193,7 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_groups 
 )
 
 KAFKA_IMPORT_ERROR = None
+kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start
 try:
     from kafka import KafkaConsumer
     from kafka import __version__ as kafka_version
@@ -254,23 +255,9 @@ def main():
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     params = module.params
-    properties = params["client_properties"] or {}
-    kafka_client.mask_only_secrets(module, properties)
-    servers, servers_errors = kafka_client.bootstrap_list(params["bootstrap_servers"])
-    kwargs, property_errors = kafka_client.client_kwargs(properties)
-    errors = input_errors(params, servers_errors, property_errors)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    if KAFKA_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-    too_old = kafka_client.version_error(kafka_version)
-    if too_old:
-        module.fail_json(msg=too_old)
-    gssapi_error = kafka_client.gssapi_import_error(kwargs)
-    if gssapi_error:
-        module.fail_json(msg=missing_required_lib("gssapi", reason="for sasl.mechanism GSSAPI"), exception=gssapi_error)
-    connection_errors = kafka_client.capture_kafka_log()
-
+    servers, kwargs, connection_errors = kafka_client.start(
+        module, KAFKA_IMPORT_ERROR, kafka_version,
+        lambda servers_errors, property_errors: input_errors(params, servers_errors, property_errors))
     timeout = params["timeout"]
     deadline = time.monotonic() + timeout
     unreachable = kafka_client.unreachable_message(servers, timeout, kwargs.get("security_protocol", "PLAINTEXT"))

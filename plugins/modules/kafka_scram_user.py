@@ -191,12 +191,13 @@ credentials:
 import time
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram_admin as scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
 
 KAFKA_IMPORT_ERROR = None
+kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start
 try:
     from kafka import __version__ as kafka_version
     from kafka import admin as kafka_admin
@@ -206,6 +207,10 @@ except ImportError:
     KAFKA_IMPORT_ERROR = traceback.format_exc()
 
 CLIENT_ID = "kafkaops-scram-user"
+
+
+def input_errors(params, servers_errors, user_errors, property_errors):
+    return list(servers_errors) + list(user_errors) + kafka_client.timeout_errors(params["timeout"]) + list(property_errors)
 
 
 def run(module, servers, kwargs, wanted, connection_errors):
@@ -261,28 +266,13 @@ def main():
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     params = module.params
-    properties = params["client_properties"] or {}
-    kafka_client.mask_only_secrets(module, properties)
-    # mask_only_secrets drops client_properties' plain values from no_log_values: a password equal to one
-    # of them must stay masked
-    module.no_log_values.update(str(u["password"]) for u in params["users"] or []
-                                if isinstance(u, dict) and u.get("password"))
-    servers, servers_errors = kafka_client.bootstrap_list(params["bootstrap_servers"])
     wanted, user_errors = scram.normalise(params["users"])
-    kwargs, property_errors = kafka_client.client_kwargs(properties)
-    errors = list(servers_errors) + list(user_errors) + kafka_client.timeout_errors(params["timeout"]) \
-        + list(property_errors)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    if KAFKA_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-    too_old = kafka_client.version_error(kafka_version)
-    if too_old:
-        module.fail_json(msg=too_old)
-    gssapi_error = kafka_client.gssapi_import_error(kwargs)
-    if gssapi_error:
-        module.fail_json(msg=missing_required_lib("gssapi", reason="for sasl.mechanism GSSAPI"), exception=gssapi_error)
-    connection_errors = kafka_client.capture_kafka_log()
+    # a password equal to a plain client property must stay masked
+    passwords = [str(u["password"]) for u in params["users"] or [] if isinstance(u, dict) and u.get("password")]
+    servers, kwargs, connection_errors = kafka_client.start(
+        module, KAFKA_IMPORT_ERROR, kafka_version,
+        lambda servers_errors, property_errors: input_errors(params, servers_errors, user_errors, property_errors),
+        secrets=passwords)
     try:
         result = run(module, servers, kwargs, wanted, connection_errors)
     except Failed as exc:

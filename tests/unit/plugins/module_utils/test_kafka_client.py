@@ -4,7 +4,8 @@ client_properties mapped to kafka-python's keywords (one message per refused key
 library, who the cluster takes the caller for, bootstrap_servers, the secrets kept masked, retries
 within the timeout (clock_double, a TEST DOUBLE of the clock), the reason kafka-python logged,
 the probe's message for a cluster that does not answer (a real closed port) and connect's
-failure message.  Against real brokers: tests/smoke/test_kafka_group_offsets.py, test_kafka_acl.py.
+failure message, and start, which runs the checks before any connection in the modules' order.
+Against real brokers: tests/smoke/test_kafka_group_offsets.py, test_kafka_acl.py.
 """
 
 from __future__ import annotations
@@ -194,6 +195,83 @@ def test_only_secret_client_properties_stay_no_log():
     fake = FakeModule(list(props.values()) + ["another option's secret"])
     kc.mask_only_secrets(fake, props)
     assert fake.no_log_values == {"s3cret", "keypass", "another option's secret"}
+
+
+# ---------------------------------------------------------------------------- start: every check before the cluster is asked
+
+class Exited(Exception):
+    pass
+
+
+class StartModule(object):
+    """What kafka_client.start uses of an AnsibleModule; fail_json stops it as the real one does."""
+
+    def __init__(self, **params):
+        self.params = dict(bootstrap_servers="kafka-a1:9092", client_properties={}, timeout=30)
+        self.params.update(params)
+        self.no_log_values = set(str(v) for v in self.params["client_properties"].values())
+
+    def fail_json(self, **result):
+        self.failed = result
+        raise Exited()
+
+
+def input_errors(servers_errors, property_errors):
+    return list(servers_errors) + ["own: refused"] + kc.timeout_errors(0) + list(property_errors)
+
+
+def test_start_reports_every_input_error_in_one_message_before_the_libraries():
+    module = StartModule(bootstrap_servers="kafka-a1", client_properties={"security.protocol": "SASL_SSL"})
+    with pytest.raises(Exited):
+        kc.start(module, "Traceback: No module named 'kafka'", None, input_errors)
+    assert module.failed == {"msg": "; ".join([
+        "bootstrap_servers: 'kafka-a1' is not host:port",
+        "own: refused",
+        "timeout: 0 is not from 1 to 300 seconds",
+        "client_properties: security.protocol SASL_SSL needs sasl.mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, "
+        "GSSAPI)"])}
+
+
+def no_input_errors(servers_errors, property_errors):
+    return list(servers_errors) + list(property_errors)
+
+
+def test_start_names_a_missing_kafka_python_then_an_old_one():
+    module = StartModule()
+    with pytest.raises(Exited):
+        kc.start(module, "Traceback: No module named 'kafka'", None, no_input_errors)
+    assert module.failed["msg"].startswith("Failed to import the required Python library (kafka-python) on ")
+    assert module.failed["exception"] == "Traceback: No module named 'kafka'"
+    with pytest.raises(Exited):
+        kc.start(module, None, "2.0.2", no_input_errors)
+    assert module.failed == {"msg": "kafka-python 2.0.2 on this host: this module needs 3.0 or later"}
+
+
+def test_start_names_gssapi_missing_for_sasl_mechanism_gssapi(monkeypatch):
+    checked = kc.gssapi_import_error
+    monkeypatch.setattr(kc, "gssapi_import_error", lambda kwargs: checked(kwargs, importer(["gssapi"])))
+    module = StartModule(client_properties={"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "GSSAPI"})
+    with pytest.raises(Exited):
+        kc.start(module, None, "3.0.12", no_input_errors)
+    assert module.failed["msg"].startswith("Failed to import the required Python library (gssapi) on ")
+    assert "for sasl.mechanism GSSAPI" in module.failed["msg"]
+    assert "No module named 'gssapi'" in module.failed["exception"]
+
+
+def test_start_gives_what_connect_needs_and_keeps_the_secrets_masked(monkeypatch):
+    kafka_log = logging.getLogger("kafka")
+    monkeypatch.setattr(kafka_log, "propagate", kafka_log.propagate)
+    props = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.plain.username": "drill",
+             "sasl.plain.password": "s3cret"}
+    module = StartModule(bootstrap_servers="kafka-a1:9092,kafka-a2:9092", client_properties=props)
+    servers, kwargs, connection_errors = kc.start(module, None, "3.0.12", no_input_errors, secrets=["SASL_PLAINTEXT"])
+    kafka_log.removeHandler(connection_errors)
+    assert servers == ["kafka-a1:9092", "kafka-a2:9092"]
+    assert kwargs == {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN", "sasl_plain_username": "drill",
+                      "sasl_plain_password": "s3cret"}
+    assert isinstance(connection_errors, kc.ConnectionErrors)
+    # the user name is shown; a secret of the module's own equal to a plain property is not
+    assert module.no_log_values == {"s3cret", "SASL_PLAINTEXT"}
 
 
 # ---------------------------------------------------------------------------- tries again while the cluster is not ready
