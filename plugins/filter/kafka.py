@@ -9,7 +9,7 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos, kafka_scram, secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos, kafka_scram, kafka_tls, secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config as probe_config_utils
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
 
@@ -345,6 +345,21 @@ def kafka_kerberos_faults(kerberos, sasl_listeners, roles=None, inter_broker_lis
                                           jaas_config, safe_path)
 
 
+def kafka_tls_listeners(listeners, controller_listener, roles):
+    """The host's SSL and SASL_SSL listeners, served or only dialled (kafka_tls.tls_listeners)."""
+    return kafka_tls.tls_listeners(listeners, controller_listener, roles)
+
+
+def kafka_tls_properties(tls, keystore, truststore, tls_listeners):
+    """server.properties keys of the broker's TLS (kafka_tls.tls_properties)."""
+    return kafka_tls.tls_properties(tls, keystore, truststore, tls_listeners)
+
+
+def kafka_tls_faults(tls, tls_listeners, properties=None, keystore="", truststore=""):
+    """Refusals of ``kafka_broker_tls`` and of TLS listeners without a key store, one per fault."""
+    return kafka_tls.tls_faults(tls, tls_listeners, properties, keystore, truststore)
+
+
 def kafka_probe_config(properties, listener, krb5_conf=""):
     """{properties, environment, refusal} of the broker's health probe (kafka_probe_config.probe_config)."""
     return probe_config_utils.probe_config(properties, listener, krb5_conf)
@@ -367,5 +382,8 @@ class FilterModule:
             "kafka_sasl_listeners": kafka_sasl_listeners,
             "kafka_kerberos_properties": kafka_kerberos_properties,
             "kafka_kerberos_faults": kafka_kerberos_faults,
+            "kafka_tls_listeners": kafka_tls_listeners,
+            "kafka_tls_properties": kafka_tls_properties,
+            "kafka_tls_faults": kafka_tls_faults,
             "kafka_probe_config": kafka_probe_config,
         }

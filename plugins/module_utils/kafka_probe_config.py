@@ -9,8 +9,9 @@ node) on the probe listener: the inter-broker listener, or the controller listen
 listener that tool needs a ``--command-config`` file, and the one login that surely works there
 is the broker's own: the mechanism it logs in to its peers with and the login it does so with.
 ``probe_config`` builds that file's properties from the broker's merged server.properties (the
-role's ``__kafka_broker_server_properties``, with kafka_broker_kerberos's keys), so the probe
-cannot drift from what the broker does. It is pure: it reads no file and shows no secret.
+role's ``__kafka_broker_server_properties``, with kafka_broker_kerberos's and kafka_broker_tls's
+keys), so the probe cannot drift from what the broker does. It is pure: it reads no file and
+shows no secret.
 
 Where each setting comes from (Kafka's lookups, ``JaasContext.loadServerContext``,
 ``ListenerName.configPrefix``, ``BrokerSecurityConfigs``):

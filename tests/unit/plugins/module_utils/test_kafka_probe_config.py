@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filter
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config as kpc
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_tls
 
 SECRET = "adm1n-s3cret"
 SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="%s";' % SECRET
@@ -127,6 +128,27 @@ def test_ssl_presents_the_key_store_only_when_client_auth_is_required():
         "kafka_broker_properties: listener INTERNAL (SSL) requires client certificates (ssl.client.auth=required), "
         "but server.properties has no key store the health probe could present "
         "(listener.name.internal.ssl.keystore.location or ssl.keystore.location)")
+
+
+@pytest.mark.parametrize("client_auth, presented", [("none", False), ("requested", False), ("required", True)])
+def test_tls_from_the_role_keys_on_sasl_ssl_and_ssl(client_auth, presented):
+    """kafka_broker_tls's keys: the trust store always, the key store (and key password) when certificates are required."""
+    listeners = [dict(INTERNAL, protocol="SASL_SSL"), {"name": "REPL", "port": 9096, "protocol": "SSL"}]
+    controller = {"name": "CONTROLLER", "port": 9093, "protocol": "SSL"}
+    role_keys = kafka_tls.tls_properties(
+        {"keystore_src": "/srv/k1.pem", "truststore_src": "/srv/ca.pem", "key_password": "kp-secret",
+         "client_auth": client_auth}, "/etc/kafka/tls/keystore.pem", "/etc/kafka/tls/truststore.pem",
+        kafka_tls.tls_listeners(listeners, controller, ["broker", "controller"]))
+    props = broker(**role_keys)
+    trust = {"ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/kafka/tls/truststore.pem"}
+    keys = {"ssl.keystore.type": "PEM", "ssl.keystore.location": "/etc/kafka/tls/keystore.pem",
+            "ssl.key.password": "kp-secret"} if presented else {}
+    # SASL_SSL: Kafka reads ssl.client.auth there only listener-prefixed, which the role renders, and so does the probe.
+    assert config(props, listeners[0]) == {"properties": dict(
+        {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config": SCRAM_LOGIN},
+        **trust, **keys), "environment": {}, "refusal": ""}
+    assert config(props, listeners[1])["properties"] == dict({"security.protocol": "SSL"}, **trust, **keys)
+    assert config(props, controller)["properties"] == dict({"security.protocol": "SSL"}, **trust, **keys)
 
 
 @pytest.mark.parametrize("extra, listener, refusal", [
