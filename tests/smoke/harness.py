@@ -235,7 +235,8 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password, ker
 def tls_broker_props(path, keystore, truststore):
     """Move the secured listener of secured_broker_props' file ``path`` from SASL_PLAINTEXT to SASL_SSL,
     inter-broker traffic included (the broker verifies its own certificate like any client), with
-    the PEM key store ``keystore`` (key and chain) and the CA file ``truststore``.  The controller
+    the PEM key store ``keystore`` (key and chain) and the CA file ``truststore`` given as the
+    kafka_broker role renders kafka_broker_tls (kafka_tls.tls_properties).  The controller
     listener stays PLAINTEXT: only the node itself uses it, on 127.0.0.1."""
     with open(path) as fh:
         lines = fh.read().splitlines()
@@ -244,10 +245,14 @@ def tls_broker_props(path, keystore, truststore):
     left = [line for line in lines if "plaintext" in line.lower() and not line.startswith("listener.security.protocol.map=")]
     if left:
         raise RuntimeError("%s: settings of the SASL_PLAINTEXT listener left after the move to SASL_SSL: %s" % (path, left))
-    # no ssl.key.password: Kafka reads an unencrypted PKCS#8 key from a PEM key store as it is
-    lines += ["ssl.keystore.type=PEM", "ssl.keystore.location=%s" % keystore,
-              "ssl.truststore.type=PEM", "ssl.truststore.location=%s" % truststore,
-              "ssl.endpoint.identification.algorithm=https", ""]
+    load_connect()  # the collection's module_utils on sys.path
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_tls
+    listeners = kafka_tls.tls_listeners([{"name": "SASL_SSL", "protocol": "SASL_SSL"}],
+                                        {"name": "CONTROLLER", "protocol": "PLAINTEXT"}, ["broker", "controller"])
+    # no key_password: Kafka reads an unencrypted PKCS#8 key from a PEM key store as it is
+    role_keys = kafka_tls.tls_properties({"keystore_src": keystore, "truststore_src": truststore}, keystore, truststore,
+                                         listeners)
+    lines += ["%s=%s" % item for item in sorted(role_keys.items())] + ["ssl.endpoint.identification.algorithm=https", ""]
     with open(path, "w") as fh:
         fh.write("\n".join(lines))
 
