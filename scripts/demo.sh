@@ -24,7 +24,7 @@ esac
 start=$SECONDS
 ansible-playbook -i "$inventory" lab/up.yml
 if [ "$inventory" = inventories/lab_secure/hosts.yml ]; then
-  ansible-playbook -i "$inventory" lab/kdc.yml
+  ansible-playbook -i "$inventory" lab/secure.yml
 fi
 ansible-playbook -i "$inventory" playbooks/site.yml
 ansible-playbook -i "$inventory" lab/monitoring.yml

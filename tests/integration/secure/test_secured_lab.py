@@ -6,6 +6,7 @@ the KDC, the brokers' own tools and the files on the hosts.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shlex
@@ -90,7 +91,8 @@ def test_brokers_speak_only_sasl_and_only_brokers_and_admin_are_super_users(host
     for group in ("kafka_a", "kafka_b"):
         props = server_properties(host, group)
         protocols = dict(item.split(":") for item in props["listener.security.protocol.map"].split(","))
-        assert set(protocols.values()) == {"SASL_PLAINTEXT"}, props["listener.security.protocol.map"]
+        assert set(protocols.values()) == {"SASL_PLAINTEXT", "SASL_SSL"}, props["listener.security.protocol.map"]
+        assert props["inter.broker.listener.name"] == "SASL_SSL"
         assert props["super.users"] == "User:kafka;User:admin"
         assert props["authorizer.class.name"].endswith("StandardAuthorizer")
         assert props["sasl.mechanism.inter.broker.protocol"] == "GSSAPI"
@@ -149,6 +151,27 @@ def test_records_on_a_reach_b_under_mirrormakers_own_login(host, admin):
     wait_until("the records of %s on B as A.%s" % (topic, topic), mirrored, timeout=180, interval=5)
 
 
+def test_the_tls_listener_serves_a_client_that_trusts_the_lab_ca_and_no_other(host, admin):
+    """The admin over SASL_SSL (9094) with the trust store the role copied (the lab CA, lab/tls.yml)
+    lists topics; with Java's own trust store the handshake fails: the certificate is the lab CA's,
+    issued for the broker's lab host name, and checked."""
+    a = broker(host, "kafka_a")
+    tls = "/root/admin-tls.properties"
+    no_ca = "/root/admin-tls-no-ca.properties"
+    result = a.run("umask 077 && sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' %s > %s && cp %s %s && "
+                   "printf 'ssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/truststore.pem\\n' >> %s"
+                   % (admin, no_ca, no_ca, tls, tls))
+    assert result.rc == 0, result.stderr
+    server = "%s:9094" % hosts_of("kafka_a")[0]
+    listed = kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", tls, "--list").stdout.split()
+    assert "heartbeats" in listed, listed
+    refused = kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", no_ca, "--list",
+                    timeout=60, check=False)
+    out = refused.stdout + refused.stderr
+    assert refused.rc != 0
+    assert "PKIX path building failed" in out or "SSLHandshakeException" in out, out[-3000:]
+
+
 def test_a_wrong_password_is_refused(host, admin):
     b = broker(host, "kafka_b")
     bad = "/root/wrong-password.properties"
@@ -167,3 +190,27 @@ def test_keytabs_are_secrets_on_every_host_and_on_the_controller(host):
     assert mm2.exists and mm2.mode & 0o077 == 0, oct(mm2.mode)
     for path in [SECRETS] + [os.path.join(SECRETS, name) for name in os.listdir(SECRETS)]:
         assert os.stat(path).st_mode & 0o077 == 0, path
+
+
+def test_an_authenticated_user_without_acls_gets_nothing(host, admin):
+    """alice logs in with her keytab (the KDC issues her a ticket for the broker) and is refused
+    by the authorizer: deny by default, so MirrorMaker's grants are the only way in."""
+    b = broker(host, "kafka_b")
+    with open(os.path.join(SECRETS, "alice.keytab"), "rb") as fh:
+        keytab = fh.read()
+    login = ("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI\nsasl.kerberos.service.name=kafka\n"
+             'sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+             'keyTab="/root/alice.keytab" principal="alice@%s";\n' % REALM)
+    result = b.run("umask 077 && printf %%s %s | base64 -d > /root/alice.keytab && printf %%s %s > /root/alice.properties"
+                   % (shlex.quote(base64.b64encode(keytab).decode()), shlex.quote(login)))
+    assert result.rc == 0, result.stderr
+    topic = "A.heartbeats"
+    assert topic in kafka(b, "kafka-topics.sh", "--bootstrap-server", bootstrap("kafka_b"), "--command-config", admin,
+                          "--list").stdout.split()
+    result = kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", bootstrap("kafka_b"), "--consumer.config",
+                   "/root/alice.properties", "--topic", topic, "--from-beginning", "--max-messages", 1,
+                   "--timeout-ms", 20000, timeout=90, check=False)
+    out = result.stdout + result.stderr
+    assert "TopicAuthorizationException" in out or "Not authorized to access topics" in out, out[-3000:]
+    assert re.search(r"TGS_REQ .*ISSUE: .*alice@%s for kafka/%s@%s" % (REALM, re.escape(hosts_of("kafka_b")[0]), REALM),
+                     kdc_log(host))
