@@ -6,6 +6,7 @@ real MirrorMaker), once, from the first MirrorMaker host's test module.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -38,7 +39,9 @@ def secret_vars(tmp_path_factory):
     path = tmp_path_factory.mktemp("secrets") / "secrets.yml"
     lab = yaml.safe_load((REPO / "inventories/lab/group_vars/mirrormakers.yml").read_text())
     clusters = [dict(c) for c in lab["mirrormaker_clusters"]]
-    clusters[0]["properties"] = dict(clusters[0]["properties"], **{"ssl.truststore.password": SECRETS["cluster-property"]})
+    # The lab's cluster properties are an expression (lab_cluster_properties): the secret joins it there.
+    clusters[0]["properties"] = "{{ lab_cluster_properties | combine({'ssl.truststore.password': %s}) }}" % json.dumps(
+        SECRETS["cluster-property"])
     clusters[1]["sasl_jaas_config"] = (
         'org.apache.kafka.common.security.plain.PlainLoginModule required username="mm2" password="%s";'
         % SECRETS["cluster-jaas"])
