@@ -33,8 +33,8 @@ scenarios() {
   done
 }
 step_molecule() { scenarios default dr kraft secure; }
-step_beside() { scenarios secure kraft; }
-step_hosts() { scenarios default dr; }
+step_beside() { scenarios dr secure kraft; }
+step_hosts() { scenarios default; }
 # Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
 # The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).
 step_bench() { bench/converge --quick --no-json; }
@@ -53,23 +53,23 @@ steps=("$@")
 if [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
-  # The whole suite. The machine idles for more than half of the smoke step (brokers and MirrorMaker
-  # wait on their intervals), so the static checks, then Molecule's secure and kraft scenarios
-  # (containers on networks of their own, no port shared with the smoke tests), run beside build +
-  # smoke; their output follows once both are done, so that each step's lines stay together. The
-  # scenarios converge the built tarball: they wait for the build step's result. (dr stays after the
-  # smoke step: beside it, its smoke playbook once saw no checkpoint for a new group within 127 s.)
-  steps=(lint unit sanity beside build smoke hosts bench)
+  # The whole suite. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker
+  # wait on their intervals), so the static checks, then Molecule's dr, secure and kraft scenarios
+  # (containers on networks of their own, no port shared with the smoke tests) and the converge
+  # bench, run beside build + smoke; their output follows once both are done, so that each step's
+  # lines stay together. The scenarios converge the built tarball: they wait for the build step's
+  # result. default, the longest scenario with the most timing-bound checks, runs alone after them.
+  steps=(lint unit sanity beside bench build smoke hosts)
   (
     for step in lint unit sanity; do run_step "$step"; done
     while [ ! -e "$results/build" ]; do sleep 2; done
-    run_step beside
+    for step in beside bench; do run_step "$step"; done
   ) > "$results/beside.log" 2>&1 &
   beside=$!
   for step in build smoke; do run_step "$step"; done
   wait "$beside" || true
   cat "$results/beside.log"
-  for step in hosts bench; do run_step "$step"; done
+  run_step hosts
 fi
 passed=0 failed=0
 for step in "${steps[@]}"; do

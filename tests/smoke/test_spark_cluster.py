@@ -102,22 +102,6 @@ def test_reconcile_mode_runs_on_the_standalone_cluster(smoke_run, running_mm2, s
     ran_on(spark_cluster, "mm2-smoke-reconcile", known)
 
 
-def test_unreachable_yarn_resource_manager_is_named_by_the_job(lab, tmp_path):
-    """A YARN master the role cannot probe: the job's own error names the master and Java's cause."""
-    conf_dir = tmp_path / "hadoop-conf"
-    rm = harness.unreachable_yarn(str(conf_dir))
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", HADOOP_CONF_DIR=str(conf_dir))
-    proc, doc, elapsed = submit("yarn", make_config(lab, tmp_path, MM2_FLOWS), tmp_path, "reconcile", env=env,
-                                extra=harness.YARN_GIVE_UP_SOON)
-    assert proc.returncode == 2, proc.stdout
-    assert doc["verdict"] == "error"
-    (error,) = doc["errors"]
-    assert "Spark master yarn: no Spark session: java.net.ConnectException: " in error, error
-    assert rm.split(":")[1] in error
-    assert "Spark master yarn: no Spark session" in proc.stdout
-    assert elapsed < 120
-
-
 def test_jars_given_to_spark_submit_are_kept(tmp_path):
     """A site's own --jars stay next to the job's Kafka source jars (each file name once); the job's
     session must not replace spark-submit's list with its --jars-dir."""
