@@ -14,14 +14,12 @@ from __future__ import annotations
 import base64
 import grp
 import os
-import shutil
 import stat
-import subprocess
-import sys
 
 import pytest
 import yaml
 
+import local_playbook
 from test_preflight_rules import REPO, failures, run_playbook
 
 PRINCIPAL = "kafka/k1.example.com@EXAMPLE.COM"
@@ -115,13 +113,7 @@ def role_case(tmp_path, kerberos, **overrides):
         "vars": {"__kafka_common_unit": "{{ __kafka_broker_unit }}"}})
     playbook = tmp_path / "play.yml"
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"), ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                             "-vvv", "--diff", str(playbook)], env=env, capture_output=True, text=True, timeout=300,
-                            cwd=REPO, check=False)
+    result = local_playbook.run(playbook, "-vvv", "--diff")
     assert result.returncode == 0, result.stdout[-4000:]
     output = result.stdout + result.stderr
     for secret in (MARKER.decode(), base64.b64encode(KEYTAB_BYTES).decode(), base64.b64encode(MARKER).decode()):
