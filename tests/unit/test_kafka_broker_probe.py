@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 import local_playbook
-from test_preflight_rules import REPO, failures, preflight_play, run_playbook
+from test_preflight_rules import failures, preflight_play, run_playbook
 
 SECRET = "pr0be-adm1n-s3cret"
 SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="%s";' % SECRET

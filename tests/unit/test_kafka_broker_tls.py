@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 import local_playbook
-from test_preflight_rules import REPO, failures, run_playbook
+from test_preflight_rules import failures, run_playbook
 
 HOST = "k1.example.com"
 KEY_PASSWORD = "kp-7Hq2-s3cret"
