@@ -179,7 +179,7 @@ def test_a_wrong_login_is_refused(scram_broker, user, password):
         # kafka-python's error type depends on where it gave up; the broker's log says why
         with pytest.raises(Exception) as refused:  # noqa: B017
             KafkaAdminClient(bootstrap_servers=scram_broker["bootstrap"], client_id="scram-smoke-wrong",
-                             request_timeout_ms=5000, bootstrap_timeout_ms=10000, **sasl(user, password))
+                             request_timeout_ms=3000, bootstrap_timeout_ms=4000, **sasl(user, password))
     finally:
         logging.getLogger("kafka").removeHandler(records)
     assert not isinstance(refused.value, KafkaConfigurationError), refused.value
