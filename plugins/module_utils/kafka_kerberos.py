@@ -33,6 +33,7 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_scram import offered_mechanisms
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import settings as _settings, text as _text
 
 VARIABLE = "kafka_broker_kerberos"
 KEYS = ("principal", "keytab_src", "realm", "service_name", "krb5_conf")
@@ -47,15 +48,6 @@ NAME = re.compile(r"^%s$" % _PART)
 SAFE_PATH = r"^/[A-Za-z0-9._/@+-]*$"
 # Kafka's default for both client-side mechanisms (BrokerSecurityConfigs, KRaftConfigs).
 DEFAULT_CLIENT_MECHANISM = GSSAPI
-
-
-def _text(value):
-    return "" if value is None else str(value)
-
-
-def _settings(kerberos):
-    """The mapping given, or {} for an empty / unset one (a non-mapping is the argument spec's fault)."""
-    return kerberos if isinstance(kerberos, Mapping) else {}
 
 
 def service_name(kerberos):

@@ -41,6 +41,7 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_scram import offered_mechanisms
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import text as _text
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 GSSAPI = "GSSAPI"
@@ -59,10 +60,6 @@ TLS_KEYS = ("ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.pa
 KEYSTORE_KEYS = ("ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password",
                  "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.key.password")
 _PRINCIPAL = re.compile(r'\bprincipal\s*=\s*"?(?P<primary>[^/@"\s;]+)')
-
-
-def _text(value):
-    return "" if value is None else str(value)
 
 
 def _props(properties):

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import as_list
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import text as _text
 
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 DEFAULT_MECHANISM = "SCRAM-SHA-512"
@@ -48,10 +49,6 @@ DEFAULT_ENABLED_MECHANISMS = "GSSAPI"
 DEFAULT_INTER_BROKER_MECHANISM = "GSSAPI"
 ADMIN_API_HINT = ("add such a user after the first start with the Admin API "
                   "(the kafka_scram_user module), which takes any string")
-
-
-def _text(value):
-    return "" if value is None else str(value)
 
 
 def _mechanism(user):

@@ -37,6 +37,8 @@ import os
 import re
 from collections.abc import Mapping
 
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import settings as _settings, text as _text
+
 VARIABLE = "kafka_broker_tls"
 PROPERTIES_VARIABLE = "kafka_broker_properties"
 KEYS = ("keystore_src", "truststore_src", "key_password", "client_auth")
@@ -65,15 +67,6 @@ CONFLICTS = {
     "ssl.truststore.certificates": "Kafka refuses in-line trusted certificates beside a trust store file",
 }
 _BEGIN = re.compile(rb"^[ \t]*-----BEGIN ([A-Z0-9 ]+)-----[ \t]*\r?$", re.M)
-
-
-def _text(value):
-    return "" if value is None else str(value)
-
-
-def _settings(tls):
-    """The mapping given, or {} for an empty / unset one (a non-mapping is the argument spec's fault)."""
-    return tls if isinstance(tls, Mapping) else {}
 
 
 def client_auth(tls):
