@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
+
+import local_playbook
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 INVENTORY = os.path.join(REPO, "inventories", "disaster_recovery")
@@ -124,12 +123,7 @@ def plan(tmp_path_factory):
     dest = work / "plan.json"
     playbook = work / "plan.yml"
     playbook.write_text(PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"))
-    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, "-i", INVENTORY, "-e", "ansible_python_interpreter=" + sys.executable,
-                             "-e", "connect_advertised_host=" + WORKER, str(playbook)], env=env,
-                            capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    result = local_playbook.run(playbook, "-e", "connect_advertised_host=" + WORKER, inventory=INVENTORY)
     assert result.returncode == 0, result.stdout + result.stderr
     return dict(json.loads(dest.read_text()), acls=json.loads((work / "acls.json").read_text()))
 

@@ -10,15 +10,13 @@ shows nothing of it even at -vvv, and that a failed format is reported with the 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 
 import pytest
 import yaml
 
-from test_preflight_rules import REPO, failures, preflight_play, run_playbook
+import local_playbook
+from test_preflight_rules import failures, preflight_play, run_playbook
 
 SECRET = "pw-s3cret"
 SASL_LISTENERS = [{"name": "CLIENT", "port": 9092, "protocol": "SASL_PLAINTEXT"}]
@@ -112,13 +110,7 @@ def format_case(tmp_path, users, fail=False, verbose=()):
                                                           "tasks_from": "format"}}]}]
     playbook = tmp_path / "play.yml"
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"), ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                             *verbose, str(playbook)], env=env, capture_output=True, text=True, timeout=300, cwd=REPO,
-                            check=False)
+    result = local_playbook.run(playbook, *verbose)
     return result, (json.loads(record.read_text()) if record.exists() else None)
 
 

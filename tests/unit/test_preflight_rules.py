@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
 import yaml
+
+import local_playbook
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -24,19 +24,11 @@ def run_playbook(tmp_path, plays, inventory=None):
     """Run plays on localhost, or on the hosts of inventory (a dict) when given."""
     playbook = tmp_path / "play.yml"
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
-    if inventory is None:
-        hosts = ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable]
-    else:
+    path = None
+    if inventory is not None:
         path = tmp_path / "hosts.yml"
         path.write_text(yaml.safe_dump(inventory, sort_keys=False))
-        hosts = ["-i", str(path)]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
-               ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([cmd, *hosts, str(playbook)],
-                            env=env, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    result = local_playbook.run(playbook, inventory=path, env={"ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json"})
     return result, json.loads(result.stdout)
 
 

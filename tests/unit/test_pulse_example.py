@@ -12,13 +12,11 @@ as Java properties and compared key for key, value for value with the page's mm2
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
 
+import local_playbook
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -109,14 +107,7 @@ def rendered(tmp_path_factory):
     playbook.write_text(PLAYBOOK.format(
         defaults=os.path.join(ROLE, "defaults", "main.yml"), group_vars=GROUP_VARS,
         role_vars=os.path.join(ROLE, "vars", "main.yml"), dest=dest))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"),
-               ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    playbook_cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    result = subprocess.run([playbook_cmd, "-i", "localhost,", "-c", "local",
-                             "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)], env=env,
-                            capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    result = local_playbook.run(playbook)
     assert result.returncode == 0, result.stdout + result.stderr
     return dest.read_text(encoding="ascii")
 
