@@ -139,6 +139,21 @@ def wait_for_log(path, pattern, timeout, proc):
     raise RuntimeError("no /%s/ in %s after %ss" % (pattern, path, timeout))
 
 
+def single_node_tail(data_dir):
+    """The lines every single-node test broker ends with: one log dir, topics only when asked for,
+    Kafka's internal topics with one replica, groups rebalanced at once."""
+    return ["log.dirs=%s" % data_dir,
+            "num.partitions=1",
+            "auto.create.topics.enable=false",
+            "group.initial.rebalance.delay.ms=0",
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=4",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1"]
+
+
 def broker_props(path, data_dir, port, cport):
     with open(path, "w") as fh:
         fh.write("\n".join([
@@ -150,17 +165,7 @@ def broker_props(path, data_dir, port, cport):
             "inter.broker.listener.name=PLAINTEXT",
             "controller.listener.names=CONTROLLER",
             "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-            "log.dirs=%s" % data_dir,
-            "num.partitions=1",
-            "auto.create.topics.enable=false",
-            "group.initial.rebalance.delay.ms=0",
-            "offsets.topic.replication.factor=1",
-            "offsets.topic.num.partitions=4",
-            "share.coordinator.state.topic.replication.factor=1",
-            "share.coordinator.state.topic.min.isr=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "", ]))
+        ] + single_node_tail(data_dir)) + "\n")
 
 
 SCRAM_MECHANISM = "SCRAM-SHA-512"
@@ -219,17 +224,7 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password, ker
             "authorizer.class.name=%s" % STANDARD_AUTHORIZER,
             "super.users=User:%s;%s" % (admin, CONTROLLER_PRINCIPAL),
             "allow.everyone.if.no.acl.found=false",
-            "log.dirs=%s" % data_dir,
-            "num.partitions=1",
-            "auto.create.topics.enable=false",
-            "group.initial.rebalance.delay.ms=0",
-            "offsets.topic.replication.factor=1",
-            "offsets.topic.num.partitions=4",
-            "share.coordinator.state.topic.replication.factor=1",
-            "share.coordinator.state.topic.min.isr=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "", ]))
+        ] + single_node_tail(data_dir)) + "\n")
 
 
 def tls_broker_props(path, keystore, truststore):

@@ -57,15 +57,7 @@ def server_properties(path, data_dir, port, cport):
         "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config="
         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"admin\" password=\"%s\";"
         % ADMIN_PASSWORD,
-        "log.dirs=%s" % data_dir,
-        "num.partitions=1",
-        "auto.create.topics.enable=false",
-        "offsets.topic.replication.factor=1",
-        "share.coordinator.state.topic.replication.factor=1",
-        "share.coordinator.state.topic.min.isr=1",
-        "transaction.state.log.replication.factor=1",
-        "transaction.state.log.min.isr=1",
-    ]
+    ] + harness.single_node_tail(data_dir)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
     return dict(line.split("=", 1) for line in lines)
