@@ -139,6 +139,27 @@ def wait_for_log(path, pattern, timeout, proc):
     raise RuntimeError("no /%s/ in %s after %ss" % (pattern, path, timeout))
 
 
+def collections_path():
+    """The built collection when test.sh made one (what users install), else the working tree."""
+    installed = os.path.join(REPO, ".cache", "installed-collection")
+    if os.path.isdir(os.path.join(installed, "ansible_collections", "kafkaops", "mirrormaker")):
+        return installed
+    return os.path.join(REPO, ".collections")
+
+
+def ansible_playbook(inventory, playbook, *args, env=None):
+    """ansible-playbook of that collection with the repository's ansible.cfg; ``env`` instead of
+    os.environ underneath. The output's tail goes to stderr, which pytest -s shows."""
+    env = dict(env or os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(),
+               ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
+               ANSIBLE_LOCALHOST_WARNING="false")
+    binary = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
+    proc = subprocess.run([binary, "-i", str(inventory), str(playbook), *args], capture_output=True, text=True,
+                          timeout=900, env=env, check=False)
+    sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
+    return proc
+
+
 def single_node_tail(data_dir):
     """The lines every single-node test broker ends with: one log dir, topics only when asked for,
     Kafka's internal topics with one replica, groups rebalanced at once."""

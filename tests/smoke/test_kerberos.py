@@ -30,7 +30,6 @@ import yaml
 import harness
 from jobtools import use_collection
 from test_mm2_acls import AUTHZ, produce, values_on_b, wait
-from test_role import collections_path
 
 use_collection()
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls  # noqa: E402  pylint: disable=wrong-import-position
@@ -85,7 +84,7 @@ def run_playbook(lab, tmp_path, keytab):
         cluster["properties"].pop("sasl.jaas.config", None)
         cluster["properties"].update(lab.kerberos_client_properties(cluster["alias"]))
     glob = dict((k, v) for k, v in glob.items() if not k.startswith("rest.") and k != "listeners")
-    role_dir = os.path.join(collections_path(), "ansible_collections", "kafkaops", "mirrormaker", "roles", "mirrormaker")
+    role_dir = os.path.join(harness.collections_path(), "ansible_collections", "kafkaops", "mirrormaker", "roles", "mirrormaker")
     host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable, "ansible_become": False,
             "mirrormaker_clusters": clusters, "mirrormaker_flows": flows, "mirrormaker_properties": glob,
             "mirrormaker_advertised_host": "127.0.0.1", "mirrormaker_internal_rest": False,
@@ -103,12 +102,7 @@ def run_playbook(lab, tmp_path, keytab):
     inventory.write_text(yaml.safe_dump({"all": {"children": {"mirrormakers": {"hosts": {"mm2-kerberos": host}}}}}))
     playbook = tmp_path / "kerberos.yml"
     playbook.write_text(WRAPPER)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"),
-               ANSIBLE_FORCE_COLOR="0", ANSIBLE_LOCALHOST_WARNING="false")
-    binary = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    proc = subprocess.run([binary, "-i", str(inventory), str(playbook), "--diff"], capture_output=True, text=True,
-                          timeout=300, env=env, check=False)
-    sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-2000:])
+    proc = harness.ansible_playbook(inventory, playbook, "--diff")
     assert proc.returncode == 0, proc.stdout[-3000:]
     with open(tmp_path / "mm2.properties.json") as fh:
         return proc, json.load(fh)

@@ -20,10 +20,7 @@ the test says where it hides a removal.
 """
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -33,7 +30,6 @@ import yaml
 
 import harness
 from jobtools import run_job, use_collection
-from test_role import collections_path
 
 use_collection()
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls  # noqa: E402
@@ -166,12 +162,7 @@ def run_acls_playbook(lab, tmp_path, users, rest_port):
     inventory.write_text(yaml.safe_dump({"all": {"children": {"mirrormakers": {"hosts": {"mm2-acls": host}}}}}))
     playbook = tmp_path / "acls.yml"
     playbook.write_text(WRAPPER)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"),
-               ANSIBLE_FORCE_COLOR="0", ANSIBLE_LOCALHOST_WARNING="false")
-    binary = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    proc = subprocess.run([binary, "-i", str(inventory), str(playbook), "--diff"], capture_output=True, text=True,
-                          timeout=300, env=env, check=False)
-    sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
+    proc = harness.ansible_playbook(inventory, playbook, "--diff")
     assert proc.returncode == 0, proc.stdout[-3000:]
     with open(tmp_path / "mm2.properties.json") as fh:
         return proc, json.load(fh)

@@ -8,7 +8,6 @@ test_mm2.py (which stops MM2 last), so the first test starts MM2 again.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -18,14 +17,6 @@ import harness
 from jobtools import JARS_DIR, MM2_FLOWS
 
 PLAYBOOK = os.path.join(harness.REPO, "playbooks", "smoke.yml")
-
-
-def collections_path():
-    installed = os.path.join(harness.REPO, ".cache", "installed-collection")
-    # The built collection when test.sh made one (what users install), else the working tree.
-    if os.path.isdir(os.path.join(installed, "ansible_collections", "kafkaops", "mirrormaker")):
-        return installed
-    return os.path.join(harness.REPO, ".collections")
 
 
 def write_inventory(lab, tmp_path, **extra):
@@ -56,13 +47,7 @@ def write_inventory(lab, tmp_path, **extra):
 
 
 def play(inventory, *args, env=None):
-    env = dict(env or os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(),
-               ANSIBLE_CONFIG=os.path.join(harness.REPO, "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-    playbook = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    proc = subprocess.run([playbook, "-i", inventory, PLAYBOOK, *args], capture_output=True, text=True,
-                          timeout=900, env=env, check=False)
-    sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-2000:])
-    return proc
+    return harness.ansible_playbook(inventory, PLAYBOOK, *args, env=env)
 
 
 def host_env():
