@@ -114,12 +114,30 @@ def transient_errors():
             errors.CoordinatorLoadInProgressError)
 
 
+def raise_partition_error(answer, what):
+    """Raise the first partition error of a per-partition answer ({TopicPartition: error class},
+    as kafka-python's ``alter_group_offsets`` returns instead of raising); return ``answer``."""
+    from kafka import errors
+    if isinstance(answer, dict):
+        for tp, err in sorted(answer.items(), key=lambda item: tuple(item[0])):
+            if isinstance(err, type) and issubclass(err, errors.KafkaError) and err is not errors.NoError:
+                raise err("%s: %s partition %d refused" % (what, tp.topic, tp.partition))
+    return answer
+
+
 class RetryingAdmin(object):
     """An admin client whose calls that are safe to repeat (reads of metadata, offsets, configs; a
     group's offsets set to given values) retry transient errors until ``timeout_s`` has passed since
     the first try, then raise the last one. A busy datacenter host, or a broker other work keeps
     busy, answers late rather than not at all. Other calls that change the cluster are passed
-    through once."""
+    through once.
+
+    A group commit answers per partition, and kafka-python returns those errors instead of raising
+    them: on a cluster that has never hosted a group, the first commit creates __consumer_offsets
+    and is refused (the coordinator still loads) while the call itself succeeds. Such an answer is
+    raised here, so a refused commit is retried or reported, never taken as done."""
+
+    PER_PARTITION = frozenset(["alter_group_offsets"])
 
     REPEATABLE = frozenset(["describe_topics", "list_topics", "list_partition_offsets", "describe_configs",
                             "list_group_offsets", "describe_cluster", "alter_group_offsets"])
@@ -142,7 +160,10 @@ class RetryingAdmin(object):
             transient = transient_errors()
             while True:
                 try:
-                    return attr(*args, **kwargs)
+                    answer = attr(*args, **kwargs)
+                    if name in self.PER_PARTITION:
+                        raise_partition_error(answer, "%s of %s" % (name, args[0] if args else kwargs))
+                    return answer
                 except transient:
                     if self._clock() + self._pause_s >= deadline:
                         raise

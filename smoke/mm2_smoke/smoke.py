@@ -360,8 +360,9 @@ class FlowRun(object):
                 # At the partition's last marker: MM2 translates an offset only from an offset sync at
                 # or below it, and which older syncs it still holds depends on its restarts and load
                 # (a new group restarts the checkpoint task); the newest sync is never above the
-                # last record, so the checkpoint does not hang on that. The marker there must not be
-                # skipped on the target.
+                # last record, so that offset can always be translated. The marker there must not be
+                # skipped on the target. A commit the coordinator refuses is retried by the admin
+                # (kafka_util.RetryingAdmin): the first one on a cluster that never hosted a group is.
                 for part, items in by_part.items():
                     off, seq = max(items)
                     upstream[part] = off
@@ -374,10 +375,14 @@ class FlowRun(object):
                 parts = ku.partitions_of(src, topic) or 0
                 for part in range(parts):
                     upstream.setdefault(part, None)
+            committed_at = time.time()
             res["details"] = {"group": group, "checkpoint_topic": cp_topic,
                               "committed": {str(p): o for p, o in upstream.items()}}
             found = self.wait_checkpoints(tgt, cp_topic, group, remote, upstream, timeout)
             missing = sorted(p for p in upstream if p not in found)
+            if not missing:
+                # The window in which the group could not yet fail over (docs/disaster_recovery.md).
+                res["details"]["checkpointed_after_s"] = round(time.time() - committed_at, 1)
             for part in missing:
                 reason = (" (the group has no committed offset on source %s for %s-%d: it never committed)"
                           % (self.flow["source"], topic, part)) if upstream[part] is None else \
@@ -647,10 +652,16 @@ def cycles(cfg, clients):
     flows = cfg["enabled_flows"]
     for f in flows:
         back = [g for g in flows if g["source"] == f["target"] and g["target"] == f["source"]]
-        if not back or f["target"] not in clients or f["source"] not in clients:
+        if f["target"] not in clients or f["source"] not in clients:
+            continue
+        res = result("cycles", f, "cycles")
+        if not back:
+            # Configured but unable to apply: a skip with its reason, so the report's counts add up.
+            res["messages"].append("flow %s: no enabled flow %s->%s, so no record can come back: no cycle to look for"
+                                   % (f["name"], f["target"], f["source"]))
+            out.append(finish(res, "skip"))
             continue
         g = back[0]
-        res = result("cycles", f, "cycles")
         pf, pg = f.get("remote_topic_prefix"), g.get("remote_topic_prefix")
         if not pf or not pg:
             res["messages"].append("flow %s: cycles cannot be told from topic names with the %s policy"

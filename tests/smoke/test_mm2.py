@@ -37,8 +37,11 @@ def test_clean_one_way_flow_passes_every_check_cli(mm2, tmp_path):
     assert len(reports) == 1
     doc = json.loads(reports[0].read_text())
     assert doc["report_version"] == 2 and doc["verdict"] == "pass" and doc["exit_code"] == 0
-    assert {c["check"] for c in doc["checks"]} == EXPECTED
-    assert all(c["status"] == "pass" for c in doc["checks"]), messages(doc)
+    assert {c["check"] for c in doc["checks"]} == EXPECTED | {"cycles"}
+    assert all(c["status"] == "pass" for c in doc["checks"] if c["check"] != "cycles"), messages(doc)
+    # configured, but a one-way flow cannot cycle: a skip with its reason, so that the counts add up
+    cycles = [c for c in doc["checks"] if c["check"] == "cycles"]
+    assert [c["status"] for c in cycles] == ["skip"] and "no enabled flow B->A" in cycles[0]["messages"][0]
     markers = [c for c in doc["checks"] if c["check"] == "markers"][0]
     assert markers["remote_topic"] == "A.mm2-smoke" and markers["details"]["found"] == 60
     offsets = [c for c in doc["checks"] if c["check"] == "offsets"][0]
@@ -46,7 +49,7 @@ def test_clean_one_way_flow_passes_every_check_cli(mm2, tmp_path):
     assert doc["latency_ms"]["count"] == 60 and doc["latency_ms"]["p95"] is not None
     assert list(doc["latency_ms_by_flow"]) == ["A->B"] and doc["latency_ms_by_flow"]["A->B"]["count"] == 60
     assert doc["summary"]["configured"] == ["markers", "offsets", "configs", "new_topics", "heartbeats", "cycles"]
-    assert doc["summary"]["pass"] == len(doc["checks"])
+    assert (doc["summary"]["pass"], doc["summary"]["skip"]) == (len(doc["checks"]) - 1, 1)
     # the session's first run: mm2-smoke is new to MM2, whose discovery is timed apart from latency
     assert [(d["flow"], d["topic"], d["remote_topic"]) for d in doc["discovery"]] == [
         ("A->B", "mm2-smoke", "A.mm2-smoke")]

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mm2_smoke import config, digest, formats, junit, kafka_util, picture, report, stats
-from mm2_smoke.smoke import first_diff
+from mm2_smoke.smoke import cycles, first_diff
 
 from jobtools import hex_rgb, parse_html, png_panels, validate_junit
 
@@ -372,3 +372,45 @@ def test_admin_reads_retry_a_busy_broker_within_the_timeout():
     adm, fake, now = retrying([CoordinatorNotAvailableError("fresh cluster")])
     adm.alter_group_offsets(["t"])
     assert fake.calls == 2 and now[0] == 1.0
+
+
+@pytest.mark.parametrize("answers, calls, raised", [
+    # The first commit on a cluster that never hosted a group: refused per partition, then done.
+    (["CoordinatorLoadInProgressError", "NotCoordinatorError", "NoError"], 3, None),
+    (["NoError"], 1, None),
+    # Refused for good (a member still uses the group): raised at once, naming group and partition.
+    (["UnknownMemberIdError"], 1, "UnknownMemberIdError"),
+    # Still loading when the timeout is up: the last refusal is raised.
+    (["CoordinatorLoadInProgressError"] * 20, 5, "CoordinatorLoadInProgressError"),
+])
+def test_a_group_commit_refused_per_partition_is_retried_or_raised(answers, calls, raised):
+    from kafka import TopicPartition, errors
+
+    class PerPartition(object):
+        def __init__(self):
+            self.calls = 0
+
+        def alter_group_offsets(self, group, offsets):
+            name = answers[min(self.calls, len(answers) - 1)]
+            self.calls += 1
+            return {tp: (errors.NoError if tp.partition == 0 else getattr(errors, name)) for tp in offsets}
+
+    now = [0.0]
+    fake = PerPartition()
+    adm = kafka_util.RetryingAdmin(fake, 5, pause_s=1.0, clock=lambda: now[0],
+                                   sleep=lambda s: now.__setitem__(0, now[0] + s))
+    offsets = {TopicPartition("t", 0): 1, TopicPartition("t", 1): 2}
+    if raised:
+        with pytest.raises(getattr(errors, raised), match="alter_group_offsets of g: t partition 1 refused"):
+            adm.alter_group_offsets("g", offsets)
+    else:
+        assert set(adm.alter_group_offsets("g", offsets).values()) == {errors.NoError}
+    assert fake.calls == calls
+
+
+def test_cycles_without_a_reverse_flow_is_a_skip_with_its_reason():
+    """Configured but unable to apply: reported, so that the configured checks and the results add up."""
+    flow = {"name": "A->B", "source": "A", "target": "B", "remote_topic_prefix": ""}
+    got = cycles({"enabled_flows": [flow]}, {"A": object(), "B": object()})
+    assert [(c["check"], c["status"]) for c in got] == [("cycles", "skip")]
+    assert got[0]["messages"] == ["flow A->B: no enabled flow B->A, so no record can come back: no cycle to look for"]
