@@ -269,16 +269,19 @@ def _number(text):
         return None
 
 
-def mm2_jmx_health(stdout):
+def mm2_jmx_health(stdout, settle=0):
     """Judge a MirrorMaker 2 (or Connect) node from JmxTool's properties report.
 
     Input: lines ``<mbean>:<attribute>=<value>`` for ``connect-worker-rebalance-metrics`` and
     ``connect-worker-metrics`` (one-time, ``--report-format properties``). Healthy when the
-    worker has joined its group (a leader is known, not rebalancing) and every connector it runs
-    has all its tasks running (none failed, restarting or unassigned). Returns {healthy, reason,
-    connectors: {name: {running, total, failed}}}.
+    worker has joined its group (a leader is known, not rebalancing), its last rebalance ended at
+    least ``settle`` seconds ago (``time-since-last-rebalance-ms``: a state that has just been
+    reached can still move in the next cooperative round, within a few heartbeats), and every
+    connector it runs has all its tasks running (none failed, restarting or unassigned). Returns
+    {healthy, reason, connectors: {name: {running, total, failed}}}.
     """
     joined = rebalancing = None
+    since = []
     connectors = {}
     for line in (stdout or "").splitlines():
         head, sep, value = line.rpartition("=")
@@ -290,6 +293,8 @@ def mm2_jmx_health(stdout):
                 joined = bool(value.strip())
             elif attribute == "rebalancing":
                 rebalancing = _number(value) not in (0.0, None)
+            elif attribute == "time-since-last-rebalance-ms" and _number(value) is not None:
+                since.append(_number(value))
         elif "type=connect-worker-metrics" in mbean and ",connector=" in mbean:
             name = mbean.split(",connector=", 1)[1].split(",", 1)[0]
             key = {"connector-running-task-count": "running", "connector-total-task-count": "total",
@@ -300,6 +305,10 @@ def mm2_jmx_health(stdout):
         return {"healthy": False, "reason": "no Connect worker metrics over JMX yet", "connectors": connectors}
     if not joined or rebalancing:
         return {"healthy": False, "reason": "the worker has not joined its group (rebalancing)", "connectors": connectors}
+    # Never rebalanced reads Infinity; a negative value is a rebalance still being completed.
+    if since and min(since) < float(settle) * 1000:
+        return {"healthy": False, "reason": "the last rebalance ended %d ms ago, less than %s s: not settled yet"
+                % (max(min(since), 0), settle), "connectors": connectors}
     bad = ["%s: %d of %d tasks running, %d failed" % (n, c.get("running", 0), c.get("total", 0), c.get("failed", 0))
            for n, c in sorted(connectors.items())
            if c.get("failed", 0) or c.get("running", 0) != c.get("total", 0)]

@@ -33,6 +33,7 @@ Facts relied on (Apache Kafka 4.x, ``connect/mirror`` and ``connect/runtime``):
 from __future__ import annotations
 
 import re
+import time
 from collections import OrderedDict
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
@@ -348,3 +349,81 @@ def unhealthy(status):
                 reasons.append("%s task %s is %s on %s" % (name, task.get("id"), task.get("state"),
                                                            task.get("worker_id")))
     return reasons
+
+
+def assignment(status):
+    """{(connector, task id or None): (state, worker_id)} of a GET /connectors?expand=status answer."""
+    out = {}
+    for name, entry in (status or {}).items():
+        entry = (entry or {}).get("status", {})
+        connector = entry.get("connector", {})
+        out[(name, None)] = (connector.get("state"), connector.get("worker_id"))
+        for task in entry.get("tasks", []):
+            out[(name, task.get("id"))] = (task.get("state"), task.get("worker_id"))
+    return out
+
+
+def _unit(key):
+    name, task = key
+    return name if task is None else "%s task %s" % (name, task)
+
+
+def unstable(first, second, worker=None, workers=0):
+    """Why two healthy reads of GET /connectors?expand=status some seconds apart do not show one
+    stable state; empty when they do.
+
+    Connect's status topic is eventually consistent: right after a worker restarts, the group's
+    second (cooperative) rebalance round may still move a connector or task, and a status written
+    by the previous generation can still read RUNNING. So the assignment must be the same on both
+    reads (nothing moved, stopped or started in between), and ``worker`` (its ``host:port`` id),
+    when given, must run at least one connector once the cluster has as many connectors as its
+    ``workers``: the assignor spreads connectors over every member of the current generation, so
+    a worker that runs none has not joined it yet.
+    """
+    reasons = []
+    before, after = assignment(first), assignment(second)
+    for key in sorted(set(before) | set(after), key=lambda k: (k[0], -1 if k[1] is None else k[1])):
+        was, now = before.get(key), after.get(key)
+        if was is None:
+            reasons.append("%s appeared between two reads" % _unit(key))
+        elif now is None:
+            reasons.append("%s went away between two reads" % _unit(key))
+        elif was != now:
+            reasons.append("%s changed between two reads: %s on %s, then %s on %s" % ((_unit(key),) + was + now))
+    if worker and workers and not reasons:
+        connectors = [k for k in after if k[1] is None]
+        if len(connectors) >= workers and not any(after[k][1] == worker for k in after):
+            reasons.append("worker %s runs none of the %d connectors and their tasks: it is not in the "
+                           "group's current assignment" % (worker, len(connectors)))
+    return reasons
+
+
+def wait_stable(read, timeout, settle, worker=None, workers=0, poll=5.0, clock=time.monotonic, sleep=time.sleep):
+    """Poll ``read()`` (a GET /connectors?expand=status answer, or raise with a sentence) until two
+    reads ``settle`` seconds apart are healthy and stable (``unhealthy``, ``unstable``).
+
+    Returns (stable, last status, reasons of the last read that was not, reads made).
+    """
+    deadline = clock() + timeout
+    reasons, status, reads = ["not read yet"], None, 0
+    first = None
+    while True:
+        try:
+            status = read()
+            reads += 1
+            faults = unhealthy(status)
+        except Exception as exc:  # an unreachable worker is a state to wait through, named in the end
+            status, faults = None, ["no answer: %s" % exc]
+        if faults:
+            first, reasons = None, faults
+        elif first is None:
+            first = status
+        else:
+            reasons = unstable(first, status, worker, workers)
+            if not reasons:
+                return True, status, [], reads
+            first = status
+        now = clock()
+        if now >= deadline:
+            return False, status, reasons, reads
+        sleep(min(settle if first is not None else poll, max(deadline - now, 0.01)))

@@ -140,6 +140,7 @@ kafka.connect:type=connect-worker-metrics,connector=MirrorHeartbeatConnector:con
 kafka.connect:type=connect-worker-metrics,connector=MirrorHeartbeatConnector:connector-total-task-count=1
 kafka.connect:type=connect-worker-rebalance-metrics:leader-name=http://127.0.0.1:43131/
 kafka.connect:type=connect-worker-rebalance-metrics:rebalancing=0.0
+kafka.connect:type=connect-worker-rebalance-metrics:time-since-last-rebalance-ms=24717.0
 """
 
 
@@ -160,6 +161,15 @@ def test_jmx_health_refuses(change, reason):
     verdict = kafka.mm2_jmx_health(JMX_HEALTHY.replace(*change))
     assert not verdict["healthy"]
     assert reason in verdict["reason"]
+
+
+@pytest.mark.parametrize("since, settle, healthy", [
+    ("24717.0", 10, True), ("24717.0", 30, False), ("Infinity", 30, True), ("-1.0", 0, False), ("900.0", 0, True),
+])
+def test_jmx_health_waits_for_the_last_rebalance_to_settle(since, settle, healthy):
+    verdict = kafka.mm2_jmx_health(JMX_HEALTHY.replace("rebalance-ms=24717.0", "rebalance-ms=" + since), settle)
+    assert verdict["healthy"] is healthy, verdict
+    assert healthy or "not settled yet" in verdict["reason"]
 
 
 def test_jmx_health_before_the_worker_exists():

@@ -4,9 +4,15 @@ secrets moved to FileConfigProvider files, and the refusals (each naming the var
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clock_double import Clock  # noqa: E402
 
 JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="mm2" password="s3cret";'
 CLUSTERS = [
@@ -158,3 +164,89 @@ def test_health_of_a_worker():
                             "tasks": [{"id": 1, "state": "FAILED", "worker_id": "w1:8083"}]}}}
     assert mm2_connect.unhealthy(bad) == ["c task 1 is FAILED on w1:8083"]
     assert mm2_connect.unhealthy({"c": {"status": {"connector": {"state": "UNASSIGNED"}, "tasks": []}}}) == ["c is UNASSIGNED"]
+
+
+def _status(*units):
+    """GET /connectors?expand=status from (connector, task id or None, state, worker) rows."""
+    out = {}
+    for name, task, state, worker in units:
+        entry = out.setdefault(name, {"status": {"connector": {}, "tasks": []}})["status"]
+        if task is None:
+            entry["connector"] = {"state": state, "worker_id": worker}
+        else:
+            entry["tasks"].append({"id": task, "state": state, "worker_id": worker})
+    return out
+
+
+STABLE = _status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w2:8083"),
+                 ("c", None, "RUNNING", "w2:8083"), ("c", 0, "RUNNING", "w1:8083"))
+
+
+@pytest.mark.parametrize("second, worker, workers, reasons", [
+    (STABLE, None, 0, []),
+    (STABLE, "w1:8083", 2, []),
+    # A task moved: a rebalance between the reads.
+    (_status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w1:8083"),
+             ("c", None, "RUNNING", "w2:8083"), ("c", 0, "RUNNING", "w1:8083")), None, 0,
+     ["s task 0 changed between two reads: RUNNING on w2:8083, then RUNNING on w1:8083"]),
+    # A task that was reconfigured away and one that appeared.
+    (_status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w2:8083"), ("s", 1, "RUNNING", "w2:8083"),
+             ("c", None, "RUNNING", "w2:8083")), None, 0,
+     ["c task 0 went away between two reads", "s task 1 appeared between two reads"]),
+    # The restarted worker runs nothing although there are as many connectors as workers.
+    (_status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w1:8083"),
+             ("c", None, "RUNNING", "w1:8083"), ("c", 0, "RUNNING", "w1:8083")), "w2:8083", 2,
+     None),
+    # Fewer connectors than workers: a worker may rightly run nothing.
+    (STABLE, "w3:8083", 3, []),
+])
+def test_two_reads_must_agree(second, worker, workers, reasons):
+    first = second if reasons is None else STABLE
+    got = mm2_connect.unstable(first, second, worker, workers)
+    if reasons is None:
+        assert got == ["worker w2:8083 runs none of the 2 connectors and their tasks: it is not in the group's "
+                       "current assignment"]
+    else:
+        assert got == reasons
+
+
+class _Reads(object):
+    """Answers in turn; an Exception instance is raised."""
+
+    def __init__(self, clock, answers):
+        self.clock, self.answers, self.times = clock, list(answers), []
+
+    def __call__(self):
+        self.times.append(self.clock.now)
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+UNASSIGNED = _status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "UNASSIGNED", "w2:8083"),
+                     ("c", None, "RUNNING", "w2:8083"), ("c", 0, "RUNNING", "w1:8083"))
+MOVED = _status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w1:8083"),
+                ("c", None, "RUNNING", "w2:8083"), ("c", 0, "RUNNING", "w1:8083"))
+
+
+@pytest.mark.parametrize("answers, stable, reads, waited", [
+    # Two agreeing reads, settle seconds apart.
+    ([STABLE], True, 2, 10),
+    # Unreachable, then a task not running, then stable: the settle starts at the first healthy read.
+    ([OSError("refused"), UNASSIGNED, STABLE, STABLE], True, 3, 20),
+    # A read that looks healthy, then the second cooperative round moves a task: two more reads.
+    ([STABLE, MOVED, MOVED], True, 3, 20),
+    # Never stable: fails at the deadline with the last reason.
+    ([STABLE, MOVED, STABLE, MOVED, STABLE, MOVED, STABLE, MOVED], False, None, 60),
+])
+def test_wait_stable_waits_for_two_agreeing_reads(answers, stable, reads, waited):
+    clock = Clock()
+    read = _Reads(clock, answers)
+    ok, status, reasons, made = mm2_connect.wait_stable(read, 60, 10, poll=5, clock=clock, sleep=clock.sleep)
+    assert ok is stable
+    assert read.times[-1] == waited
+    if stable:
+        assert (status, reasons, made) == (answers[-1], [], reads)
+    else:
+        assert reasons and all("changed between two reads" in r for r in reasons)
