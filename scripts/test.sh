@@ -57,20 +57,21 @@ if [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
   # The whole suite. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker
-  # wait on their intervals), so the static checks, then Molecule's secure and kraft scenarios
-  # (containers on networks of their own, no port shared with the smoke tests) and the converge
-  # bench, run beside build + smoke; their output follows once both are done, so that each step's
+  # wait on their intervals), so lint, the unit tests, then Molecule's secure and kraft scenarios
+  # (containers on networks of their own, no port shared with the smoke tests) run beside build +
+  # smoke + sanity + the converge bench; their output follows once both are done, so that each step's
   # lines stay together. The scenarios converge the built tarball: they wait for the build step's
   # result. Then default and dr run side by side: their verify steps mostly wait on MirrorMaker's
   # and Connect's intervals.
-  steps=(lint unit sanity beside bench build smoke default dr)
+  steps=(lint unit beside build smoke sanity bench default dr)
   (
-    for step in lint unit sanity; do run_step "$step"; done
+    for step in lint unit; do run_step "$step"; done
     while [ ! -e "$results/build" ]; do sleep 2; done
-    for step in beside bench; do run_step "$step"; done
+    run_step beside
   ) > "$results/beside.log" 2>&1 &
   beside=$!
-  for step in build smoke; do run_step "$step"; done
+  # sanity and the bench follow the smoke step: the other track (Molecule's secure and kraft) is the longer.
+  for step in build smoke sanity bench; do run_step "$step"; done
   wait "$beside" || true
   cat "$results/beside.log"
   run_step dr > "$results/dr.log" 2>&1 &

@@ -8,6 +8,7 @@ systemd.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -20,6 +21,18 @@ import testinfra.utils.ansible_runner
 REPO = Path(__file__).resolve().parents[2]
 BIN = "/opt/kafka/current/bin"
 INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
+
+# A failed test keeps the services' own logs (artifacts) and prints the lines that explain most
+# failures of a replication test: rebalances, task reconfiguration, zombie fencing, offset syncs
+# and checkpoints, warnings and errors. The roles' default log directories.
+ARTIFACTS = Path(os.environ.get("KAFKAOPS_ARTIFACTS_DIR") or REPO / ".cache" / "artifacts")
+HOST_LOGS = "/var/log/kafka-connect/*.log /var/log/kafka-mirrormaker/*.log /var/log/kafka/*.log"
+TELLING = re.compile(r"rebalanc|generation|fenc|reconfigur|task count|task config|checkpoint|offset.?sync"
+                     r"|consumer groups?|ERROR|WARN", re.IGNORECASE)
+# Repeated every few seconds while all is well: kept in the files, left out of the excerpt.
+ROUTINE = re.compile(r"\): Translated \d+ \(relative to|which do not have any offsets for topics that are accepted by the "
+                     r"topic filter: \[\]")
+EXCERPT_LINES = 40
 
 
 def hosts_of(group):
@@ -107,3 +120,36 @@ def ansible_playbook(playbook, *args):
     """Run one of the collection's playbooks against the Molecule inventory."""
     cmd = ["ansible-playbook", "-i", INVENTORY, str(playbook), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+
+
+def keep_logs(test_name):
+    """Copy every lab host's service logs (the last 20 MB of each) under ARTIFACTS/<scenario>/<test>
+    and return an excerpt of their telling lines, per host."""
+    where = ARTIFACTS / os.environ.get("MOLECULE_SCENARIO_NAME", "scenario") / re.sub(r"[^A-Za-z0-9_.-]+", "_", test_name)
+    excerpt = ["logs kept in %s" % where]
+    for name in hosts_of("all"):
+        host = testinfra.get_host(host_spec(name))
+        listing = host.run("ls -1 %s 2>/dev/null" % HOST_LOGS).stdout.split()
+        for path in listing:
+            text = host.run("tail -c 20000000 %s" % shlex.quote(path)).stdout
+            target = where / name / Path(path).name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            telling = [line for line in text.splitlines()
+                       if TELLING.search(line) and not ROUTINE.search(line)][-EXCERPT_LINES:]
+            if telling:
+                excerpt.append("--- %s:%s (last %d telling lines)" % (name, path, len(telling)))
+                excerpt.extend(telling)
+    return "\n".join(excerpt)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On a failed test, the lab's own account of it: its logs kept, their telling lines shown."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and INVENTORY:
+        try:
+            report.sections.append(("lab logs", keep_logs(item.name)))
+        except Exception as exc:  # the failure itself must still be reported
+            report.sections.append(("lab logs", "could not keep the lab's logs: %r" % exc))

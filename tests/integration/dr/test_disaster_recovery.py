@@ -8,10 +8,13 @@ Everything is asked of the real parts: the workers' REST API, the brokers' own t
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import subprocess
+import time
 
-from conftest import REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, produce, targets, unique, wait_until
+from conftest import INVENTORY, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, produce, targets, unique, wait_until
 
 testinfra_hosts = targets("connect_workers")[:1]
 
@@ -27,6 +30,108 @@ def rest(host, path):
     result = host.run("python3 -c %s" % shlex.quote(code))
     assert result.rc == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def put_config(host, name, config):
+    """PUT /connectors/<name>/config from a worker that answers (the other may be restarting)."""
+    code = ("import json,sys,urllib.request;"
+            "r=urllib.request.Request('http://127.0.0.1:8083/connectors/%s/config', data=sys.stdin.buffer.read(),"
+            " method='PUT', headers={'Content-Type': 'application/json'});"
+            "print(urllib.request.urlopen(r, timeout=60).status)" % name)
+    command = "printf %%s %s | python3 -c %s" % (shlex.quote(json.dumps(config)), shlex.quote(code))
+    workers = [node(host, name) for name in hosts_of("connect_workers")]
+    wait_until("a worker to take the config of %s" % name,
+               lambda: any(worker.run(command).rc == 0 for worker in workers), timeout=120, interval=2)
+
+
+def status_from_any(host):
+    """GET /connectors?expand=status from a worker that answers (the other may be restarting); {} if none."""
+    for name in hosts_of("connect_workers"):
+        try:
+            return rest(node(host, name), "/connectors?expand=status")
+        except AssertionError:
+            continue
+    return {}
+
+
+def source_tasks_running(host):
+    """Every connector and task RUNNING, and the source connector has tasks (a topic matched)."""
+    status = status_from_any(host)
+    return bool(status.get(SOURCE, {}).get("status", {}).get("tasks")) and all(
+        e["status"]["connector"]["state"] == "RUNNING" and all(t["state"] == "RUNNING" for t in e["status"]["tasks"])
+        for e in status.values())
+
+
+class BrokenSourceTasks(object):
+    """The source connector with a consumer setting its tasks fail on at start (Connect's
+    validation lets it through), and its own config back on exit, waited for until it runs.
+    A topic of the flow is made first: a source connector with no topic to mirror has no task."""
+
+    def __init__(self, host):
+        self.host = host
+        kafka(a_host(host), "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create",
+              "--topic", unique("dr-gate"), "--partitions", "1", "--replication-factor", "1")
+        # refresh.topics.interval.seconds (5 in the lab), then the tasks' reconfiguration
+        wait_until("the source connector's tasks RUNNING", lambda: source_tasks_running(host), timeout=120, interval=2)
+        self.config = rest(host, "/connectors/%s/config" % SOURCE)
+
+    def __enter__(self):
+        put_config(self.host, SOURCE, dict(self.config, **{"consumer.auto.offset.reset": "bogus"}))
+        wait_until("a task of %s FAILED" % SOURCE, lambda: any(
+            t["state"] == "FAILED" for t in status_from_any(self.host).get(SOURCE, {}).get("status", {}).get("tasks", [])),
+            timeout=60, interval=1)
+        return self
+
+    def restore(self):
+        put_config(self.host, SOURCE, self.config)
+
+    def __exit__(self, *exc):
+        self.restore()
+        wait_until("every connector and task RUNNING again", lambda: source_tasks_running(self.host), timeout=180,
+                   interval=5)
+
+
+def connect_health(*args):
+    """The health gate's module, run ad hoc on the first worker as the rolling restart runs it."""
+    cmd = ["ansible", "-i", INVENTORY, hosts_of("connect_workers")[0], "-m", "kafkaops.mirrormaker.connect_health",
+           "-a", " ".join(("url=http://127.0.0.1:8083",) + args)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+
+
+def test_the_health_gate_waits_while_a_task_does_not_run(host):
+    """A task that fails while the gate waits holds it: the gate answers only once every task
+    runs again and two reads settle seconds apart agree."""
+    with BrokenSourceTasks(host) as broken:
+        t0 = time.monotonic()
+        gate = connect_health("settle=10", "wait_timeout=240")
+        time.sleep(20)
+        assert gate.poll() is None, "the gate returned while a task was FAILED: %s" % gate.communicate()[0]
+        restored = time.monotonic()
+        broken.restore()
+        out = gate.communicate(timeout=300)[0]
+        assert gate.returncode == 0, out
+        waited = time.monotonic() - t0
+        print("gate: healthy %.0f s after the start, %.0f s after the fix" % (waited, time.monotonic() - restored))
+        assert waited >= 20 + 10
+
+
+def test_a_rolling_restart_fails_when_a_task_stops_mid_restart(host):
+    """restart.yml with a task that fails while the workers restart: the gate does not let the
+    play finish green; it fails naming the task."""
+    broken = BrokenSourceTasks(host)
+    play = subprocess.Popen(["ansible-playbook", "-i", INVENTORY, str(REPO / "playbooks" / "restart.yml"),
+                             "--limit", "connect_workers", "-e", "connect_wait_timeout=60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        # While the play runs its preflight or restarts the first worker.
+        time.sleep(5)
+        with broken:
+            out = play.communicate(timeout=600)[0]
+    finally:
+        if play.poll() is None:
+            play.kill()
+    assert play.returncode != 0, out[-3000:]
+    assert re.search(r"%s task \d is FAILED" % SOURCE, out), out[-3000:]
 
 
 def a_host(host):
