@@ -28,10 +28,12 @@ INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
 ARTIFACTS = Path(os.environ.get("KAFKAOPS_ARTIFACTS_DIR") or REPO / ".cache" / "artifacts")
 HOST_LOGS = "/var/log/kafka-connect/*.log /var/log/kafka-mirrormaker/*.log /var/log/kafka/*.log"
 TELLING = re.compile(r"rebalanc|generation|fenc|reconfigur|task count|task config|checkpoint|offset.?sync"
-                     r"|consumer groups?|ERROR|WARN", re.IGNORECASE)
-# Repeated every few seconds while all is well: kept in the files, left out of the excerpt.
+                     r"|consumer groups?|following groups|ERROR|WARN", re.IGNORECASE)
+# Repeated every few seconds, or once per partition, while all is well: kept in the files, left out
+# of the excerpt (a CI log shows only so much, and these pushed the telling lines out of it).
 ROUTINE = re.compile(r"\): Translated \d+ \(relative to|which do not have any offsets for topics that are accepted by the "
-                     r"topic filter: \[\]")
+                     r"topic filter: \[\]|took \d+ ms \(org\.apache\.kafka\.connect\.mirror\.Scheduler"
+                     r"|No checkpointed highwatermark is found")
 EXCERPT_LINES = 40
 
 
@@ -150,6 +152,10 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.when == "call" and report.failed and INVENTORY:
         try:
-            report.sections.append(("lab logs", keep_logs(item.name)))
+            # The failure's own lines again after the excerpt: a CI log that shows only its tail
+            # still says what failed.
+            failure = [line for line in report.longreprtext.splitlines() if line.startswith("E ")][:6]
+            report.sections.append(("lab logs", "\n".join([keep_logs(item.name), "--- %s failed:" % item.name]
+                                                          + failure)))
         except Exception as exc:  # the failure itself must still be reported
             report.sections.append(("lab logs", "could not keep the lab's logs: %r" % exc))
