@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, unit tests, sanity, the built collection installed and converged by
-# Molecule on real systemd hosts running real Kafka. Every step runs; the summary counts them.
-#   bash scripts/test.sh              everything
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke molecule bench;
-#                                     beside, hosts, default and dr are molecule's scenarios split as
-#                                     the whole run does)
+# The test suite. With no argument, the gate that .ci/run runs (under 45 minutes on two cores):
+# lint, unit tests, sanity, the built collection, the smoke tests on real brokers, MM2, Connect and
+# Spark, Molecule's default and dr scenarios, and the check that the extended run was recorded for
+# this tree. The extended run (Molecule's secure and kraft scenarios, the converge bench) does not
+# fit beside them; it runs before every landing instead (docs/testing.md):
+#   bash scripts/test.sh              the gate
+#   bash scripts/test.sh extended     secure, kraft and the bench; on a clean tree, all green,
+#                                     records that in .ci/extended.txt (commit it)
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke default dr secure
+#                                     kraft bench recorded; hosts = default dr, molecule = all four)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
@@ -34,13 +38,41 @@ scenarios() {
   done
 }
 step_molecule() { scenarios default dr kraft secure; }
-step_beside() { scenarios secure kraft; }
 step_hosts() { scenarios default dr; }
 step_default() { scenarios default; }
 step_dr() { scenarios dr; }
+step_secure() { scenarios secure; }
+step_kraft() { scenarios kraft; }
 # Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
 # The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).
 step_bench() { bench/converge --quick --no-json; }
+
+# The extended run's record: the tree it ran on (every tracked file but the docs, the changelog
+# fragments and the record itself, which do not change what it proves) and its steps' lines.
+record=.ci/extended.txt
+tree_key() {
+  git ls-files -s -- . ':!*.md' ':!changelogs/fragments' ":!$record" | git hash-object --stdin
+}
+extended_steps=(secure kraft bench)
+# The gate's last step: the extended run passed on this very tree.
+step_recorded() {
+  local key
+  key=$(tree_key) || return 1
+  if [ ! -f "$record" ]; then
+    echo "recorded: no $record: run 'bash scripts/test.sh extended' on a clean tree and commit it"
+    return 1
+  fi
+  if ! grep -qx "tree $key" "$record"; then
+    echo "recorded: $record is for another tree than this one ($key): the change after it was not"
+    echo "recorded: run through secure, kraft and the bench; run 'bash scripts/test.sh extended' and commit it"
+    return 1
+  fi
+  local step
+  for step in "${extended_steps[@]}"; do
+    grep -q "^$step: ok in " "$record" || { echo "recorded: $step did not pass in $record"; return 1; }
+  done
+  grep -v '^tree ' "$record"
+}
 
 # One step: its output, then "<step>: ok|FAILED in N s" into $results (one home for the format).
 results=$(mktemp -d)
@@ -53,25 +85,24 @@ run_step() {
 }
 
 steps=("$@")
-if [ ${#steps[@]} -gt 0 ]; then
+if [ "${steps[*]}" = extended ]; then
+  # Whether the tree is clean is asked before the run: a file changed while it runs is not in it.
+  clean=$([ -z "$(git status --porcelain -- . ':!*.md' ':!changelogs/fragments' ":!$record")" ] && echo yes)
+  key=$(tree_key)
+  commit=$(git rev-parse HEAD)
+  steps=(build "${extended_steps[@]}")
+  for step in "${steps[@]}"; do run_step "$step"; done
+elif [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
-  # The whole suite. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker
-  # wait on their intervals), so lint, the unit tests, then Molecule's secure and kraft scenarios
-  # (containers on networks of their own, no port shared with the smoke tests) run beside build +
-  # smoke + sanity + the converge bench; their output follows once both are done, so that each step's
-  # lines stay together. The scenarios converge the built tarball: they wait for the build step's
-  # result. Then default and dr run side by side: their verify steps mostly wait on MirrorMaker's
-  # and Connect's intervals.
-  steps=(lint unit beside build smoke sanity bench default dr)
-  (
-    for step in lint unit; do run_step "$step"; done
-    while [ ! -e "$results/build" ]; do sleep 2; done
-    run_step beside
-  ) > "$results/beside.log" 2>&1 &
+  # The gate. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker wait
+  # on their intervals), so lint, the unit tests and sanity run beside build + smoke; their output
+  # follows once both are done, so that each step's lines stay together. Then default and dr run
+  # side by side: their verify steps mostly wait on MirrorMaker's and Connect's intervals.
+  steps=(lint unit sanity build smoke default dr recorded)
+  (for step in lint unit sanity; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
   beside=$!
-  # sanity and the bench follow the smoke step: the other track (Molecule's secure and kraft) is the longer.
-  for step in build smoke sanity bench; do run_step "$step"; done
+  for step in build smoke; do run_step "$step"; done
   wait "$beside" || true
   cat "$results/beside.log"
   run_step dr > "$results/dr.log" 2>&1 &
@@ -79,6 +110,7 @@ else
   run_step default
   wait "$dr" || true
   cat "$results/dr.log"
+  run_step recorded
 fi
 passed=0 failed=0
 for step in "${steps[@]}"; do
@@ -87,4 +119,15 @@ for step in "${steps[@]}"; do
   case $line in *": ok in "*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
 done
 echo "test.sh: $passed passed, $failed failed"
+if [ "${1:-}" = extended ] && [ "$#" -eq 1 ]; then
+  if [ "$failed" -ne 0 ]; then
+    echo "test.sh: not recorded: a step failed"
+  elif [ "$clean" != yes ]; then
+    echo "test.sh: not recorded: the tree had uncommitted changes when the run began (commit, then run again)"
+  else
+    { echo "tree $key"; echo "commit $commit"; echo "date $(date -u +%FT%TZ)"; echo "host $(nproc) cores";
+      for step in "${steps[@]}"; do cat "$results/$step"; done; } > "$record"
+    echo "test.sh: recorded in $record: commit it with 'git add $record && git commit'"
+  fi
+fi
 [ "$failed" -eq 0 ]

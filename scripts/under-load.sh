@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Any steps of scripts/test.sh (default: the whole suite, as CI runs it) RUNS times in a row while a
+# Any steps of scripts/test.sh (default: the gate, as CI runs it) RUNS times in a row while a
 # CPU-bound process keeps one of the machine's two cores busy: a loaded CI runner or datacenter
 # host is busy too, and the tests must wait on conditions rather than on the machine's speed.
 #   bash scripts/under-load.sh [--runs N] [--here] [STEP ...]
 #     --runs N   how many runs in a row (default 1); exits non-zero when any fails
 #     --here     run in this work tree instead of a fresh clone of its HEAD
-#     STEP       test.sh steps: smoke, dr, default, hosts, beside, ... (the head of scripts/test.sh)
+#     STEP       test.sh steps: smoke, dr, default, hosts, secure, extended, ... (the head of scripts/test.sh)
 # A fresh clone's bootstrap reuses this machine's pip, Maven and image caches. Its log, each run's
 # output and the artifacts of failed verify steps (.cache/artifacts: MirrorMaker's, Connect's and
 # the brokers' own logs) go to $WORK (default a new directory under /tmp).
