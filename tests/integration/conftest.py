@@ -26,7 +26,9 @@ INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
 # failures of a replication test: rebalances, task reconfiguration, zombie fencing, offset syncs
 # and checkpoints, warnings and errors. The roles' default log directories.
 ARTIFACTS = Path(os.environ.get("KAFKAOPS_ARTIFACTS_DIR") or REPO / ".cache" / "artifacts")
-HOST_LOGS = "/var/log/kafka-connect/*.log /var/log/kafka-mirrormaker/*.log /var/log/kafka/*.log"
+# log4j rolls them over every hour (connect.log.2026-11-26-18): the rolled files are kept too, or a
+# verify that spans the hour loses its start.
+HOST_LOGS = "/var/log/kafka-connect/*.log* /var/log/kafka-mirrormaker/*.log* /var/log/kafka/*.log*"
 TELLING = re.compile(r"rebalanc|generation|fenc|reconfigur|task count|task config|checkpoint|offset.?sync"
                      r"|consumer groups?|following groups|ERROR|WARN", re.IGNORECASE)
 # Repeated every few seconds, or once per partition, while all is well: kept in the files, left out
@@ -131,7 +133,8 @@ def keep_logs(test_name):
     excerpt = ["logs kept in %s" % where]
     for name in hosts_of("all"):
         host = testinfra.get_host(host_spec(name))
-        listing = host.run("ls -1 %s 2>/dev/null" % HOST_LOGS).stdout.split()
+        # Oldest first, so that a service's excerpt ends with its newest lines.
+        listing = host.run("ls -1tr %s 2>/dev/null" % HOST_LOGS).stdout.split()
         for path in listing:
             text = host.run("tail -c 20000000 %s" % shlex.quote(path)).stdout
             target = where / name / Path(path).name

@@ -14,6 +14,7 @@ import shlex
 import subprocess
 import time
 
+import pytest
 from conftest import INVENTORY, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, produce, targets, unique, wait_until
 
 testinfra_hosts = targets("connect_workers")[:1]
@@ -30,6 +31,26 @@ def rest(host, path):
     result = host.run("python3 -c %s" % shlex.quote(code))
     assert result.rc == 0, result.stderr
     return json.loads(result.stdout)
+
+
+# What explains a red verify (conftest.keep_logs) is mostly logged at DEBUG: MirrorMaker's group
+# discovery, checkpoint and offset-sync stores and offset translation, Connect's zombie fencing and
+# task count records.
+DEBUG_LOGGERS = ("org.apache.kafka.connect.mirror", "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
+                 "org.apache.kafka.connect.storage.KafkaConfigBackingStore")
+
+
+@pytest.fixture(autouse=True)
+def debug_logging(host):
+    """Before every test, the loggers above at DEBUG on every worker (KIP-976's cluster scope). Set
+    again each time: a worker that a test restarted ignores the cluster-scoped levels written before
+    it started, and comes back at the install's levels."""
+    code = ("import sys,urllib.request;"
+            "[urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8083/admin/loggers/%s?scope=cluster'"
+            " % n, data=b'{\"level\": \"DEBUG\"}', method='PUT', headers={'Content-Type': 'application/json'}),"
+            " timeout=20) for n in sys.argv[1:]]")
+    result = host.run("python3 -c %s %s" % (shlex.quote(code), " ".join(DEBUG_LOGGERS)))
+    assert result.rc == 0, result.stderr
 
 
 def put_config(host, name, config):
