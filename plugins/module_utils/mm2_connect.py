@@ -23,6 +23,9 @@ Facts relied on (Apache Kafka 4.x, ``connect/mirror`` and ``connect/runtime``):
 * ``MirrorSourceConnector.exactlyOnceSupport`` answers SUPPORTED only with
   ``consumer.isolation.level=read_committed``; the connector cannot define transaction
   boundaries, so ``transaction.boundary`` is ``poll`` or ``interval``;
+* a checkpoint task's ``consumer.*`` keys reach its readers of the checkpoints and offset-syncs
+  topics on the target (``MirrorConnectorConfig.targetConsumerConfig``), and ``KafkaBasedLog``
+  reads them to the high watermark (``TopicAdmin.endOffsets``, READ_UNCOMMITTED);
 * the worker writes source records with its own producer, so the worker's ``bootstrap.servers``
   is the target cluster, and its clients are configured from top-level, ``producer.``,
   ``consumer.`` and ``admin.`` keys;
@@ -176,8 +179,6 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
         for key, value in cluster["properties"].items():
             if not WORKER_KEYS.match(key):
                 base["%s.cluster.%s" % (end, key)] = mm2_model.render_value(value)
-    if model.exactly_once:
-        base.setdefault("consumer.isolation.level", "read_committed")
     overrides = overrides or {}
     result = OrderedDict()
     kinds = CONNECTOR_KINDS if heartbeat else CONNECTOR_KINDS[:2]
@@ -187,6 +188,13 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
         if kind == "MirrorSourceConnector" and model.exactly_once:
             config.setdefault("exactly.once.support", "required")
             config.setdefault("transaction.boundary", "poll")
+            # The source connector's only: it reads the source topics, where aborted records must not
+            # be mirrored. A checkpoint task's consumer.* keys go to its readers of the checkpoints
+            # topic, which its own and the other checkpoint tasks write in transactions, and a
+            # read_committed reader cannot read to the end past an open transaction: while one is
+            # open the task's checkpoint store does not load and it emits no checkpoint (the Red Hat
+            # guide sets the key on MirrorSourceConnector only, docs/disaster_recovery.md).
+            config.setdefault("consumer.isolation.level", "read_committed")
         for key, value in (overrides.get(kind) or {}).items():
             if value is None:
                 config.pop(key, None)
