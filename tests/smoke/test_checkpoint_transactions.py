@@ -29,7 +29,6 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.structs import OffsetAndMetadata
 
 import harness
-import jobtools  # noqa: F401 - puts the smoke job's package on sys.path
 from mm2_smoke import formats, kafka_util
 
 PREFIX = "cp-txn-%s" % uuid.uuid4().hex[:6]
