@@ -7,6 +7,9 @@ import re
 import time
 
 ALL_CHECKS = ("markers", "offsets", "configs", "new_topics", "heartbeats", "cycles")
+# Results of a kind that is not a check of its own: the configured checks that produce them (the
+# new-topic check also adds a partition; the configs check needs a new topic to change).
+PRODUCED_BY = {"partitions": ("new_topics", "configs"), "new_topics": ("configs",)}
 DUPLICATES = ("auto", "fail", "report")
 
 DEFAULT_CHECKS = {

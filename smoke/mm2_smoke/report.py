@@ -7,6 +7,7 @@ import pkgutil
 
 from . import EXIT_ERROR, REPORT_VERSION
 from . import stats
+from .config import PRODUCED_BY
 
 STATUS_ORDER = {"pass": 0, "skip": 1, "fail": 2, "error": 3}
 STATUSES = ("pass", "skip", "fail", "error")
@@ -33,10 +34,21 @@ def verdict(checks):
 
 
 def count(checks, configured):
-    """What the summary line and the JUnit suite count: the checks configured, results by status."""
-    out = {"configured": list(configured or []), "results": len(checks)}
+    """What the summary line and the JUnit suite count: the checks configured, results by status,
+    and results by check. ``by_check`` lists every configured check, 0 for one that gave no result
+    (a configured check that cannot apply reports a skip, so a 0 is a defect the reader can see),
+    then each kind of result no configured check names, with the configured check that made it."""
+    configured = list(configured or [])
+    out = {"configured": configured, "results": len(checks)}
     for status in STATUSES:
         out[status] = sum(1 for c in checks if c["status"] == status)
+    by_check = {name: 0 for name in configured}
+    for c in checks:
+        by_check[c["check"]] = by_check.get(c["check"], 0) + 1
+    out["by_check"] = by_check
+    out["produced_by"] = {
+        name: next((p for p in PRODUCED_BY.get(name, ()) if p in configured), None)
+        for name in by_check if name not in configured}
     return out
 
 
@@ -90,9 +102,14 @@ def summary_line(doc):
     s = doc.get("summary") or count(doc["checks"], [])
     configured = s["configured"]
     parts = ["%d %s" % (s[k], k) for k in STATUSES if s[k]]
-    return "%d check%s configured (%s), %d result%s: %s" % (
+    made = s.get("produced_by") or {}
+    kinds = ["%s %d%s" % (name, n, "" if name in configured else
+                          " (with %s)" % made[name] if made.get(name) else " (not configured)")
+             for name, n in (s.get("by_check") or {}).items()]
+    return "%d check%s configured (%s), %d result%s%s: %s" % (
         len(configured), "" if len(configured) == 1 else "s", ", ".join(configured) or "none",
-        s["results"], "" if s["results"] == 1 else "s", ", ".join(parts) or "none")
+        s["results"], "" if s["results"] == 1 else "s", " (%s)" % ", ".join(kinds) if kinds else "",
+        ", ".join(parts) or "none")
 
 
 def summary_text(doc):

@@ -213,7 +213,8 @@ def test_report_files(tmp_path):
     assert back["latency_ms"]["p50"] == 30 and back["latency_ms"]["count"] == 5
     assert back["latency_ms_by_flow"]["A->B"]["p50"] == 20 and back["latency_ms_by_flow"]["B->A"]["max"] == 400
     assert back["summary"] == {"configured": ["markers", "heartbeats", "cycles"], "results": 3, "pass": 1,
-                               "skip": 1, "fail": 1, "error": 0}
+                               "skip": 1, "fail": 1, "error": 0,
+                               "by_check": {"markers": 1, "heartbeats": 1, "cycles": 1}, "produced_by": {}}
     assert back["topics"][0] == {"flow": "A->B", "topic": "t", "remote_topic": "A.t",
                                  "checks": {"markers": "fail"}, "status": "fail"}
     # the PNG decodes; one latency panel per flow and the check table; the failed check's red is drawn
@@ -242,7 +243,8 @@ def test_report_files(tmp_path):
     assert cases["heartbeats heartbeats"].find("failure") is None and cases["cycles cycles"].find("skipped") is not None
     text = report.summary_text(back)
     assert "FAIL   markers    A->B     t -> A.t" in text
-    assert "3 checks configured (markers, heartbeats, cycles), 3 results: 1 pass, 1 skip, 1 fail" in text
+    assert ("3 checks configured (markers, heartbeats, cycles), 3 results (markers 1, heartbeats 1, cycles 1): "
+            "1 pass, 1 skip, 1 fail") in text
     assert "latency B->A (produce -> readable on target), ms: p50 200, p95 400, max 400 over 2 records" in text
     assert "discovery A->B: MM2 found new topic t and delivered its first record as A.t in 7.5s" in text
 
@@ -261,6 +263,33 @@ def test_a_job_that_could_not_check_is_a_junit_error_and_a_chart_free_picture(tm
     assert "unreachable at bootstrap servers h:9" in open(files["html"]).read()
     assert "0 checks configured" not in report.summary_text(doc) and "1 check configured (markers)" in \
         report.summary_text(doc)
+
+
+def _results(*kinds):
+    return [{"check": kind, "flow": "A->B", "status": status} for kind, status in kinds]
+
+
+@pytest.mark.parametrize("configured,results,line", [
+    # the DR smoke playbook's configuration: one flow, no reverse flow, configs check off
+    (["markers", "offsets", "new_topics", "cycles"],
+     _results(("markers", "pass"), ("offsets", "fail"), ("new_topics", "pass"), ("partitions", "pass"),
+              ("cycles", "skip")),
+     "4 checks configured (markers, offsets, new_topics, cycles), 5 results (markers 1, offsets 1, new_topics 1, "
+     "cycles 1, partitions 1 (with new_topics)): 3 pass, 1 skip, 1 fail"),
+    # the configs check alone still needs a new topic: its results say which check made them
+    (["configs"], _results(("new_topics", "pass"), ("partitions", "pass"), ("configs", "pass")),
+     "1 check configured (configs), 3 results (configs 1, new_topics 1 (with configs), "
+     "partitions 1 (with configs)): 3 pass"),
+    # a configured check with no result is shown as 0, not hidden by a total that happens to match
+    (["markers", "heartbeats"], _results(("markers", "pass"), ("markers", "pass")),
+     "2 checks configured (markers, heartbeats), 2 results (markers 2, heartbeats 0): 2 pass"),
+    (["markers"], _results(("reconcile", "pass")),
+     "1 check configured (markers), 1 result (markers 0, reconcile 1 (not configured)): 1 pass"),
+])
+def test_the_summary_counts_add_up_by_check(configured, results, line):
+    doc = report.build({"mode": "smoke", "checks_configured": configured}, results, {})
+    assert report.summary_line(doc) == line
+    assert sum(doc["summary"]["by_check"].values()) == doc["summary"]["results"] == len(results)
 
 
 def test_reconcile_picture_marks_the_partition_that_differs(tmp_path):
