@@ -63,7 +63,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "smoke"))
 # mm2_throughput puts tests/smoke (the harness) on sys.path; the layouts are rendered as it renders them.
 import mm2_throughput as mt  # noqa: E402 pylint: disable=wrong-import-position
-from harness import Lab, find_archive, free_ports, load_connect, load_model, log, start_process, stop_process  # noqa: E402 pylint: disable=wrong-import-position
+from harness import Lab, commit_group, find_archive, free_ports, load_connect, load_model, log, put_connector, start_process, stop_process  # noqa: E402 pylint: disable=wrong-import-position
 from mm2_smoke import kafka_util as ku  # noqa: E402 pylint: disable=wrong-import-position
 from mm2_smoke.formats import FormatError, decode_checkpoint  # noqa: E402 pylint: disable=wrong-import-position
 
@@ -180,7 +180,7 @@ def start_connect_eos(lab, intervals, flags):
     urls = lab.start_connect("A", "B", workers=CONNECT_WORKERS, exactly_once=True,
                              extra=mt.connect_role_defaults()[2])
     for cname, config in configs.items():
-        mt.put_connector(urls[0], cname, config)
+        put_connector(urls[0], cname, config)
     return model.effective_flows()[0], OrderedDict([
         ("workers", len(urls)), ("rest_urls", urls),
         ("worker_properties", [OrderedDict(w["properties"]) for w in lab.workers]),
@@ -220,18 +220,6 @@ def fill(layout):
     return ends
 
 
-def commit(layout, group, offsets):
-    """Commit ``offsets`` ({partition: offset}) for the new group ``group`` on A. RetryingAdmin retries
-    partition errors a loading coordinator answers and raises any other; every partition must answer."""
-    from kafka import TopicPartition
-    from kafka.structs import OffsetAndMetadata
-    wanted = dict((TopicPartition(layout.topic, p), OffsetAndMetadata(o, "bench checkpoint_latency", -1))
-                  for p, o in offsets.items())
-    answer = layout.adm_a.alter_group_offsets(group, wanted)
-    if set(answer) != set(wanted):
-        raise RuntimeError("commit of %s: answered %d of %d partitions" % (group, len(answer), len(wanted)))
-
-
 def measure(layout, group, offsets, deadline_s):
     """Commit the new group, then read the checkpoints topic on B until every partition has a checkpoint
     of it. Returns (seconds or None on timeout, {partition: seconds}) from the moment the commit succeeded."""
@@ -247,7 +235,7 @@ def measure(layout, group, offsets, deadline_s):
             for p, off in starts.items():
                 cons.seek(TopicPartition(layout.cp_topic, p), off)
             cons.poll(timeout_ms=100)  # connections and fetch positions ready before t0
-        commit(layout, group, offsets)
+        commit_group(layout.adm_a, group, layout.topic, offsets, "bench checkpoint_latency")
         t0 = time.monotonic()
         seen = {}
         while len(seen) < len(offsets):

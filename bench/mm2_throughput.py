@@ -38,8 +38,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,7 +45,8 @@ REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
 from harness import (Lab, find_archive, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
-                     start_process, stop_process as stop)
+                     put_connector, start_process, stop_process as stop)
+from harness import connect_rest as http  # noqa: E402 pylint: disable=wrong-import-position
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 CONNECT_ROLE_DEFAULTS = os.path.join(REPO, "roles", "connect", "defaults", "main.yml")
@@ -259,33 +258,6 @@ def connect_inputs(name, a_bs, b_bs):
             "properties": OrderedDict()}
     options = {"exactly_once": exactly_once, "internal_rest": True, "flow_defaults": flow_defaults}
     return clusters, [flow], OrderedDict(role_globals), options
-
-
-def http(method, url, body=None, timeout=30):
-    """(status, decoded JSON or None) of one Connect REST call; HTTPError for 4xx/5xx."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json", "Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        text = resp.read().decode()
-        return resp.status, (json.loads(text) if text.strip() else None)
-
-
-def put_connector(url, name, config, timeout=120):
-    """PUT /connectors/<name>/config, again while the worker answers 409 (rebalance) or 5xx."""
-    deadline = time.time() + timeout
-    while True:
-        try:
-            return http("PUT", "%s/connectors/%s/config" % (url, name), config)[0]
-        except urllib.error.HTTPError as exc:
-            detail = exc.read().decode(errors="replace")
-            if exc.code not in (409, 500, 503) or time.time() > deadline:
-                raise RuntimeError("PUT %s: %s %s" % (name, exc.code, detail[-2000:]))
-            log("PUT %s: %s, again (%s)" % (name, exc.code, detail[:200]))
-        except (urllib.error.URLError, OSError) as exc:
-            if time.time() > deadline:
-                raise RuntimeError("PUT %s: %s" % (name, exc))
-        time.sleep(1)
 
 
 def connector_status(url, name):

@@ -687,6 +687,48 @@ def get_json(url, timeout=5):
         return json.loads(resp.read().decode("utf-8"))
 
 
+def connect_rest(method, url, body=None, timeout=30):
+    """(status, decoded JSON or None) of one Kafka Connect REST call; urllib's HTTPError for 4xx/5xx."""
+    import json
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as resp:
+        text = resp.read().decode()
+        return resp.status, (json.loads(text) if text.strip() else None)
+
+
+def put_connector(url, name, config, timeout=120):
+    """PUT /connectors/<name>/config on the worker at ``url``, again while it answers 409 (a
+    rebalance), 5xx or not at all; returns the status code."""
+    import urllib.error
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return connect_rest("PUT", "%s/connectors/%s/config" % (url, name), config)[0]
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")
+            if exc.code not in (409, 500, 503) or time.time() > deadline:
+                raise RuntimeError("PUT %s: %s %s" % (name, exc.code, detail[-2000:]))
+            log("PUT %s: %s, again (%s)" % (name, exc.code, detail[:200]))
+        except (urllib.error.URLError, OSError) as exc:
+            if time.time() > deadline:
+                raise RuntimeError("PUT %s: %s" % (name, exc))
+        time.sleep(1)
+
+
+def commit_group(admin, group, topic, offsets, metadata=""):
+    """Commit ``offsets`` ({partition: offset} of ``topic``) for ``group`` through ``admin`` (a
+    kafka_util.RetryingAdmin: a loading coordinator's partition errors are retried, any other is
+    raised); every partition must answer."""
+    from kafka import TopicPartition
+    from kafka.structs import OffsetAndMetadata
+    wanted = {TopicPartition(topic, p): OffsetAndMetadata(o, metadata, -1) for p, o in offsets.items()}
+    answer = admin.alter_group_offsets(group, wanted)
+    if set(answer) != set(wanted):
+        raise RuntimeError("commit of %s: answered %d of %d partitions" % (group, len(answer), len(wanted)))
+
+
 class SparkCluster(object):
     """A Spark standalone master and one worker (1 core, 1 GB) on 127.0.0.1, started with pyspark's
     own launch classes through its bin/spark-class; executors run in the worker's work dir."""

@@ -16,17 +16,13 @@ The flow's aliases are TXA and TXB (clusters A and B of the session) so that its
 offset-syncs topics, its worker group and internal topics are its own.
 """
 
-import json
 import re
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 import pytest
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
-from kafka.structs import OffsetAndMetadata
 
 import harness
 from mm2_smoke import formats, kafka_util
@@ -37,32 +33,12 @@ PARTITIONS = 2
 RECORDS = 40
 SOURCE, TARGET = "TXA", "TXB"
 CHECKPOINTS = "%s.checkpoints.internal" % SOURCE
-CHECKPOINT_CONNECTOR = "%s-to-%s-MirrorCheckpointConnector" % (SOURCE, TARGET)
 INTERVALS = {"refresh.topics.interval.seconds": 5, "refresh.groups.interval.seconds": 5,
              "emit.checkpoints.interval.seconds": 2}
 # The window for a new group (docs/disaster_recovery.md): found within one group refresh,
 # checkpointed one emit interval after its task restarted; 30 s for a loaded machine, as the smoke
 # job's offsets check allows (roles/mm2_smoke/vars/main.yml).
 BOUND = INTERVALS["refresh.groups.interval.seconds"] + INTERVALS["emit.checkpoints.interval.seconds"] + 30
-
-
-def http(url, method="GET", body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        raw = response.read()
-        return json.loads(raw) if raw else None
-
-
-def put_config(url, name, config, timeout=120):
-    """PUT /connectors/<name>/config, again while the worker rebalances (409)."""
-    deadline = time.time() + timeout
-    while True:
-        try:
-            return http("%s/connectors/%s/config" % (url, name), "PUT", config)
-        except urllib.error.HTTPError as exc:
-            if exc.code != 409 or time.time() > deadline:
-                raise
 
 
 @pytest.fixture(scope="module")
@@ -87,16 +63,19 @@ def flow(lab):
     assert not model.errors, model.errors
     configs = mm2_connect.connectors(model, SOURCE, TARGET)
     names = mm2_connect.names(SOURCE, TARGET)
+    checkpoint_connector = mm2_connect.connector_name(SOURCE, TARGET, "MirrorCheckpointConnector")
     url = lab.start_connect("A", "B", workers=1, exactly_once=True, extra={
         "group.id": names["group_id"], "offset.storage.topic": names["offsets"],
         "config.storage.topic": names["configs"], "status.storage.topic": names["status"]})[0]
     log = lab.workers[-1]["dir"] + "/logs/connect.log"
     # The store's own account of its load (DEBUG), through Connect's logger API.
-    http(url + "/admin/loggers/org.apache.kafka.connect.mirror.CheckpointStore", "PUT", {"level": "DEBUG"})
+    harness.connect_rest("PUT", url + "/admin/loggers/org.apache.kafka.connect.mirror.CheckpointStore",
+                         {"level": "DEBUG"})
     for name, config in configs.items():
-        put_config(url, name, config)
+        harness.put_connector(url, name, config)
     ends = {p: RECORDS // PARTITIONS for p in range(PARTITIONS)}
-    state = {"url": url, "log": log, "configs": configs, "lab": lab, "admin_a": admin_a, "ends": ends}
+    state = {"url": url, "log": log, "configs": configs, "lab": lab, "admin_a": admin_a, "ends": ends,
+             "checkpoint_connector": checkpoint_connector}
     try:
         assert checkpointed(state, commit(state, "first"), timeout=180), "no checkpoint of the flow's first group"
         yield state
@@ -108,9 +87,7 @@ def flow(lab):
 def commit(state, name):
     """A new group of the flow committed on A at each partition's end offset; returns its name."""
     group = "%s-%s-%s" % (PREFIX, name, uuid.uuid4().hex[:6])
-    answer = state["admin_a"].alter_group_offsets(group, {
-        TopicPartition(TOPIC, p): OffsetAndMetadata(o, "", -1) for p, o in state["ends"].items()})
-    assert set(answer) == {TopicPartition(TOPIC, p) for p in state["ends"]}, answer
+    harness.commit_group(state["admin_a"], group, TOPIC, state["ends"])
     return group
 
 
@@ -118,32 +95,26 @@ def checkpointed(state, group, timeout):
     """Seconds until <source>.checkpoints.internal on B holds a checkpoint of ``group`` for every
     partition at its committed offset (read_uncommitted: what the task wrote, whatever the LSO);
     None when ``timeout`` passes first."""
-    consumer = KafkaConsumer(bootstrap_servers=state["lab"].bootstrap("B"), enable_auto_commit=False)
+    bootstrap = state["lab"].bootstrap("B")
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id=PREFIX + "-reader")
     t0 = time.monotonic()
     try:
         seen, assigned = set(), False
         while time.monotonic() - t0 < timeout:
+            assigned = assigned or kafka_util.assign_all(admin, consumer, CHECKPOINTS)
             if not assigned:
-                parts = consumer.partitions_for_topic(CHECKPOINTS)
-                if not parts:
-                    time.sleep(0.5)
-                    continue
-                consumer.assign([TopicPartition(CHECKPOINTS, p) for p in parts])
-                consumer.seek_to_beginning()
-                assigned = True
-            for records in consumer.poll(timeout_ms=500).values():
-                for record in records:
-                    try:
-                        cp = formats.decode_checkpoint(record.key, record.value)
-                    except formats.FormatError:
-                        continue
-                    if cp.group == group and cp.topic == TOPIC and cp.upstream_offset == state["ends"].get(cp.partition):
-                        seen.add(cp.partition)
+                time.sleep(0.5)
+                continue
+            for cp in kafka_util.poll_decoded(consumer, formats.decode_checkpoint, formats.FormatError):
+                if cp.group == group and cp.topic == TOPIC and cp.upstream_offset == state["ends"].get(cp.partition):
+                    seen.add(cp.partition)
             if seen == set(state["ends"]):
                 return round(time.monotonic() - t0, 1)
         return None
     finally:
         consumer.close()
+        admin.close()
 
 
 def log_count(state, pattern):
@@ -175,7 +146,7 @@ def open_transaction(lab):
 def test_a_new_group_is_checkpointed_while_a_transaction_is_open(flow, open_transaction):
     """The derived checkpoint connector (no read_committed): its restarted task loads the
     checkpoints topic past the open transaction and checkpoints the new group within the bound."""
-    assert "consumer.isolation.level" not in flow["configs"][CHECKPOINT_CONNECTOR]
+    assert "consumer.isolation.level" not in flow["configs"][flow["checkpoint_connector"]]
     group = commit(flow, "beside-open")
     took = checkpointed(flow, group, BOUND)
     assert took is not None, "no checkpoint of %s within %ss beside an open transaction" % (group, BOUND)
@@ -188,10 +159,10 @@ def test_read_committed_checkpoint_tasks_wait_for_the_open_transaction(flow, ope
     """The contrast: consumer.isolation.level=read_committed on the checkpoint connector. Its
     restarted task cannot read the checkpoints topic to its end while the transaction is open, so
     a new group gets no checkpoint within the bound; once the transaction is aborted it does."""
-    url, name = flow["url"], CHECKPOINT_CONNECTOR
+    url, name = flow["url"], flow["checkpoint_connector"]
     derived = flow["configs"][name]
     try:
-        put_config(url, name, dict(derived, **{"consumer.isolation.level": "read_committed"}))
+        harness.put_connector(url, name, dict(derived, **{"consumer.isolation.level": "read_committed"}))
         group = commit(flow, "read-committed")
         loads = log_count(flow, r"CheckpointStore started")
         assert checkpointed(flow, group, BOUND) is None, "checkpointed although a transaction is open"
@@ -203,4 +174,4 @@ def test_read_committed_checkpoint_tasks_wait_for_the_open_transaction(flow, ope
         assert took is not None, "no checkpoint of %s within %ss after the transaction ended" % (group, BOUND)
         print("read_committed: checkpoint %.1f s after the open transaction was aborted" % took)
     finally:
-        put_config(url, name, derived)
+        harness.put_connector(url, name, derived)
