@@ -8,8 +8,8 @@ Runs once, from the first MirrorMaker host's test module; the other hosts are re
 from __future__ import annotations
 
 import json
+import re
 import shlex
-import time
 from urllib.parse import quote
 
 import pytest
@@ -64,8 +64,18 @@ def traffic(host):
            "--record-size 200 --producer-props bootstrap.servers=%s >/tmp/%s.log 2>&1 &"
            % (BIN, topic, cluster_bootstrap("kafka_a"), topic))
     assert a.run(cmd).rc == 0
-    # Rates and latencies are windowed: let the window fill with the steady flow.
-    time.sleep(30)
+
+    def flowing():
+        """The partitions of the remote topic whose record rate, a windowed figure, is above 0."""
+        return {re.search(r'partition="(\d+)"', line).group(1)
+                for h in hosts_of("mirrormakers")
+                for line in series(exporter_text(node(host, h)), "kafka_connect_mirror_source_record_rate")
+                if 'topic="%s"' % remote in line and float(line.rsplit(" ", 1)[1]) > 0}
+
+    # Rates and latencies are windowed: the figures are read once both partitions' windows hold
+    # the steady flow (the producer runs for 150 s at 200 records/s).
+    wait_until("a record rate on both partitions of %s" % remote, lambda: len(flowing()) == 2, timeout=120,
+               interval=5)
     return remote
 
 

@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import subprocess
+import threading
 import time
 
 import pytest
@@ -119,39 +120,72 @@ def connect_health(*args):
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
 
 
+# The gate's settle (seconds between the two reads that must agree) in these tests; with the poll
+# of mm2_connect.wait_stable (5 s), a gate that wrongly trusted a read would answer within
+# settle + poll of its first read. Ansible's own start-up on the controller comes on top.
+SETTLE = 10
+ANSIBLE_START = 60
+
+
 def test_the_health_gate_waits_while_a_task_does_not_run(host):
-    """A task that fails while the gate waits holds it: the gate answers only once every task
-    runs again and two reads settle seconds apart agree."""
+    """A gate started while a task is FAILED does not answer healthy for as long as it is given:
+    it fails naming the task. Once the task runs again, a gate answers healthy."""
+    timeout = 2 * SETTLE + 5
     with BrokenSourceTasks(host) as broken:
         t0 = time.monotonic()
-        gate = connect_health("settle=10", "wait_timeout=240")
-        time.sleep(20)
-        assert gate.poll() is None, "the gate returned while a task was FAILED: %s" % gate.communicate()[0]
-        restored = time.monotonic()
-        broken.restore()
-        out = gate.communicate(timeout=300)[0]
-        assert gate.returncode == 0, out
+        gate = connect_health("settle=%d" % SETTLE, "wait_timeout=%d" % timeout)
+        out = gate.communicate(timeout=timeout + ANSIBLE_START)[0]
         waited = time.monotonic() - t0
-        print("gate: healthy %.0f s after the start, %.0f s after the fix" % (waited, time.monotonic() - restored))
-        assert waited >= 20 + 10
+        assert gate.returncode != 0, "the gate answered healthy while a task was FAILED: %s" % out
+        assert re.search(r"%s task \d is FAILED" % SOURCE, out), out
+        assert waited >= timeout, "the gate gave up after %.0f s of its %d" % (waited, timeout)
+        reads = int(re.search(r'"reads": (\d+)', out).group(1))
+        assert reads >= 3, "the gate read the cluster %d times in %d s" % (reads, timeout)
+        broken.restore()
+        t1 = time.monotonic()
+        gate = connect_health("settle=%d" % SETTLE, "wait_timeout=240")
+        out = gate.communicate(timeout=240 + ANSIBLE_START)[0]
+        assert gate.returncode == 0, out
+        print("gate: failed after %.0f s while the task was FAILED; healthy %.0f s after the fix"
+              % (waited, time.monotonic() - t1))
+
+
+class Play(object):
+    """ansible-playbook in the background, its output read line by line as it comes, so that a test
+    can act when the play reaches a task."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen(["ansible-playbook", "-i", INVENTORY] + list(args), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
+        self.reader.start()
+
+    def reached(self, text):
+        return any(text in line for line in list(self.lines))
+
+    def finish(self, timeout):
+        try:
+            self.process.wait(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.reader.join(timeout=30)
+        return self.process.returncode, "".join(self.lines)
 
 
 def test_a_rolling_restart_fails_when_a_task_stops_mid_restart(host):
     """restart.yml with a task that fails while the workers restart: the gate does not let the
     play finish green; it fails naming the task."""
     broken = BrokenSourceTasks(host)
-    play = subprocess.Popen(["ansible-playbook", "-i", INVENTORY, str(REPO / "playbooks" / "restart.yml"),
-                             "--limit", "connect_workers", "-e", "connect_wait_timeout=60"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        # While the play runs its preflight or restarts the first worker.
-        time.sleep(5)
-        with broken:
-            out = play.communicate(timeout=600)[0]
-    finally:
-        if play.poll() is None:
-            play.kill()
-    assert play.returncode != 0, out[-3000:]
+    play = Play(str(REPO / "playbooks" / "restart.yml"), "--limit", "connect_workers", "-e", "connect_wait_timeout=60")
+    # Broken as the play restarts the first worker: its gate then reads the failed task.
+    wait_until("restart.yml to restart the first worker",
+               lambda: play.reached("TASK [kafkaops.mirrormaker.kafka_common : Restart the service on ")
+               or play.process.poll() is not None, timeout=600, interval=1)
+    with broken:
+        code, out = play.finish(timeout=600)
+    assert code != 0, out[-3000:]
     assert re.search(r"%s task \d is FAILED" % SOURCE, out), out[-3000:]
 
 
