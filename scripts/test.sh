@@ -2,13 +2,14 @@
 # The test suite. With no argument, the gate that .ci/run runs (under 45 minutes on two cores):
 # lint, unit tests, sanity, the built collection, the smoke tests on real brokers, MM2, Connect and
 # Spark, Molecule's default and dr scenarios, and the check that the extended run was recorded for
-# this tree. The extended run (Molecule's secure and kraft scenarios, the converge bench) does not
-# fit beside them; it runs before every landing instead (docs/testing.md):
+# this tree. The extended run (the mm2_smoke role's and Spark cluster tests, Molecule's secure and
+# kraft scenarios, the converge bench) does not fit beside them; it runs before every landing
+# instead (docs/testing.md):
 #   bash scripts/test.sh              the gate
-#   bash scripts/test.sh extended     secure, kraft and the bench; on a clean tree, all green,
+#   bash scripts/test.sh extended     smoke_role, secure, kraft and the bench; on a clean tree, all green,
 #                                     records that in .ci/extended.txt (commit it)
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke default dr secure
-#                                     kraft bench recorded; hosts = default dr, molecule = all four)
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke smoke_role default dr
+#                                     secure kraft bench recorded; hosts = default dr, molecule = all four)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bash scripts/bootstrap.sh || { echo "test.sh: bootstrap failed"; exit 2; }
@@ -28,9 +29,15 @@ step_build() {
     ansible-galaxy collection install --force -p "$installed" .cache/build/kafkaops-mirrormaker-*.tar.gz &&
     ANSIBLE_COLLECTIONS_PATH="$installed" ansible-doc -t role kafkaops.mirrormaker.kafka_broker >/dev/null
 }
-# The smoke job and the mm2_smoke role against real brokers, real MirrorMaker 2 and real Spark on
-# this machine (tests/smoke/harness.py starts them from the lab's Kafka archive).
-step_smoke() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 tests/smoke; }
+# The smoke job and the collection's modules against real brokers, real MirrorMaker 2, Connect and
+# Spark on this machine (tests/smoke/harness.py starts them from the lab's Kafka archive). The
+# mm2_smoke role run by ansible-playbook and the job on a Spark standalone cluster or YARN are the
+# slowest of them (1 to 3 minutes a test): they form smoke_role, in the extended run; Molecule's
+# default and dr verify run the role's smoke playbook in the gate.
+smoke_role=(tests/smoke/test_role.py tests/smoke/test_spark_cluster.py)
+smoke_pytest() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 "$@"; }
+step_smoke() { smoke_pytest tests/smoke "${smoke_role[@]/#/--ignore=}"; }
+step_smoke_role() { smoke_pytest "${smoke_role[@]}"; }
 scenarios() {
   local scenario
   for scenario in "$@"; do
@@ -50,10 +57,11 @@ step_bench() { bench/converge --quick --no-json; }
 # The extended run's record: the tree it ran on (every tracked file but the docs, the changelog
 # fragments and the record itself, which do not change what it proves) and its steps' lines.
 record=.ci/extended.txt
+record_ignores=(':!*.md' ':!changelogs/fragments' ":!$record")
 tree_key() {
-  git ls-files -s -- . ':!*.md' ':!changelogs/fragments' ":!$record" | git hash-object --stdin
+  git ls-files -s -- . "${record_ignores[@]}" | git hash-object --stdin
 }
-extended_steps=(secure kraft bench)
+extended_steps=(smoke_role secure kraft bench)
 # The gate's last step: the extended run passed on this very tree.
 step_recorded() {
   local key
@@ -64,7 +72,7 @@ step_recorded() {
   fi
   if ! grep -qx "tree $key" "$record"; then
     echo "recorded: $record is for another tree than this one ($key): the change after it was not"
-    echo "recorded: run through secure, kraft and the bench; run 'bash scripts/test.sh extended' and commit it"
+    echo "recorded: run through ${extended_steps[*]}; run 'bash scripts/test.sh extended' and commit it"
     return 1
   fi
   local step
@@ -87,7 +95,7 @@ run_step() {
 steps=("$@")
 if [ "${steps[*]}" = extended ]; then
   # Whether the tree is clean is asked before the run: a file changed while it runs is not in it.
-  clean=$([ -z "$(git status --porcelain -- . ':!*.md' ':!changelogs/fragments' ":!$record")" ] && echo yes)
+  clean=$([ -z "$(git status --porcelain -- . "${record_ignores[@]}")" ] && echo yes)
   key=$(tree_key)
   commit=$(git rev-parse HEAD)
   steps=(build "${extended_steps[@]}")
