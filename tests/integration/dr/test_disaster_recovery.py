@@ -139,8 +139,8 @@ def test_the_health_gate_waits_while_a_task_does_not_run(host):
         assert gate.returncode != 0, "the gate answered healthy while a task was FAILED: %s" % out
         assert re.search(r"%s task \d is FAILED" % SOURCE, out), out
         assert waited >= timeout, "the gate gave up after %.0f s of its %d" % (waited, timeout)
-        reads = int(re.search(r'"reads": (\d+)', out).group(1))
-        assert reads >= 3, "the gate read the cluster %d times in %d s" % (reads, timeout)
+        reads = re.search(r'"?reads"?: (\d+)', out)  # JSON or YAML, as the Ansible configuration sets
+        assert reads and int(reads.group(1)) >= 3, "the gate read the cluster too few times: %s" % out
         broken.restore()
         t1 = time.monotonic()
         gate = connect_health("settle=%d" % SETTLE, "wait_timeout=240")
