@@ -44,9 +44,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-from harness import (Lab, find_archive, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
+from harness import (Lab, connect_rest, find_archive, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
                      put_connector, start_process, stop_process as stop)
-from harness import connect_rest as http  # noqa: E402 pylint: disable=wrong-import-position
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 CONNECT_ROLE_DEFAULTS = os.path.join(REPO, "roles", "connect", "defaults", "main.yml")
@@ -262,7 +261,7 @@ def connect_inputs(name, a_bs, b_bs):
 
 def connector_status(url, name):
     try:
-        return http("GET", "%s/connectors/%s/status" % (url, name), timeout=10)[1]
+        return connect_rest("GET", "%s/connectors/%s/status" % (url, name), timeout=10)[1]
     except Exception as exc:  # noqa: BLE001 - reported as it is
         return {"error": str(exc)}
 
@@ -374,7 +373,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     worker_alive = worker["proc"].poll() is None
     for cname in configs:
         try:
-            http("DELETE", "%s/connectors/%s" % (url, cname))
+            connect_rest("DELETE", "%s/connectors/%s" % (url, cname))
         except Exception as exc:  # noqa: BLE001 - the worker stops next anyway
             log("DELETE %s: %s" % (cname, exc))
     lab.stop_connect()

@@ -11,6 +11,7 @@ tests, MirrorMaker 2 under a least-privilege principal), over TLS with ``tls=Tru
 
 import base64
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -682,14 +684,12 @@ def pyspark_home():
 
 
 def get_json(url, timeout=5):
-    import json
     with urllib.request.urlopen(url, timeout=timeout) as resp:
         return json.loads(resp.read().decode("utf-8"))
 
 
 def connect_rest(method, url, body=None, timeout=30):
     """(status, decoded JSON or None) of one Kafka Connect REST call; urllib's HTTPError for 4xx/5xx."""
-    import json
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method,
                                      headers={"Content-Type": "application/json", "Accept": "application/json"})
@@ -701,7 +701,6 @@ def connect_rest(method, url, body=None, timeout=30):
 def put_connector(url, name, config, timeout=120):
     """PUT /connectors/<name>/config on the worker at ``url``, again while it answers 409 (a
     rebalance), 5xx or not at all; returns the status code."""
-    import urllib.error
     deadline = time.time() + timeout
     while True:
         try:
