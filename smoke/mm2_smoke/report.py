@@ -103,9 +103,13 @@ def summary_line(doc):
     configured = s["configured"]
     parts = ["%d %s" % (s[k], k) for k in STATUSES if s[k]]
     made = s.get("produced_by") or {}
-    kinds = ["%s %d%s" % (name, n, "" if name in configured else
-                          " (with %s)" % made[name] if made.get(name) else " (not configured)")
-             for name, n in (s.get("by_check") or {}).items()]
+
+    def kind(name, n):
+        if name in configured:
+            return "%s %d" % (name, n)
+        return "%s %d (%s)" % (name, n, "with " + made[name] if made.get(name) else "not configured")
+
+    kinds = [kind(name, n) for name, n in (s.get("by_check") or {}).items()]
     return "%d check%s configured (%s), %d result%s%s: %s" % (
         len(configured), "" if len(configured) == 1 else "s", ", ".join(configured) or "none",
         s["results"], "" if s["results"] == 1 else "s", " (%s)" % ", ".join(kinds) if kinds else "",
