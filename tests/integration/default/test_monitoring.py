@@ -51,15 +51,17 @@ def traffic(host):
     a = node(host, hosts_of("kafka_a")[0])
     topic = unique("status-probe")
     remote = "A." + topic
+    partitions = 2
     kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
-          "--partitions", "2")
+          "--partitions", partitions)
 
-    def copied_by_mm2():
-        return any('topic="%s"' % remote in line
-                   for h in hosts_of("mirrormakers")
-                   for line in series(exporter_text(node(host, h)), "kafka_connect_mirror_source_record_count_total"))
+    def remote_series(name):
+        """The lines of figure ``name`` for the remote topic, from every MirrorMaker node's exporter."""
+        return [line for h in hosts_of("mirrormakers") for line in series(exporter_text(node(host, h)), name)
+                if 'topic="%s"' % remote in line]
 
-    wait_until("%s assigned to an MM2 task (its series in an exporter)" % remote, copied_by_mm2, timeout=120, interval=5)
+    wait_until("%s assigned to an MM2 task (its series in an exporter)" % remote,
+               lambda: remote_series("kafka_connect_mirror_source_record_count_total"), timeout=120, interval=5)
     cmd = ("nohup timeout 200 %s/kafka-producer-perf-test.sh --topic %s --num-records 30000 --throughput 200 "
            "--record-size 200 --producer-props bootstrap.servers=%s >/tmp/%s.log 2>&1 &"
            % (BIN, topic, cluster_bootstrap("kafka_a"), topic))
@@ -68,14 +70,13 @@ def traffic(host):
     def flowing():
         """The partitions of the remote topic whose record rate, a windowed figure, is above 0."""
         return {re.search(r'partition="(\d+)"', line).group(1)
-                for h in hosts_of("mirrormakers")
-                for line in series(exporter_text(node(host, h)), "kafka_connect_mirror_source_record_rate")
-                if 'topic="%s"' % remote in line and float(line.rsplit(" ", 1)[1]) > 0}
+                for line in remote_series("kafka_connect_mirror_source_record_rate")
+                if float(line.rsplit(" ", 1)[1]) > 0}
 
-    # Rates and latencies are windowed: the figures are read once both partitions' windows hold
+    # Rates and latencies are windowed: the figures are read once every partition's window holds
     # the steady flow (the producer runs for 150 s at 200 records/s).
-    wait_until("a record rate on both partitions of %s" % remote, lambda: len(flowing()) == 2, timeout=120,
-               interval=5)
+    wait_until("a record rate on every partition of %s" % remote, lambda: len(flowing()) == partitions,
+               timeout=120, interval=5)
     return remote
 
 
