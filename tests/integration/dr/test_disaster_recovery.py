@@ -84,6 +84,29 @@ def source_tasks_running(host):
         for e in status.values())
 
 
+# The gate's settle (seconds between the two reads that must agree) in these tests; with the poll
+# of mm2_connect.wait_stable (5 s), a gate that wrongly trusted a read would answer within
+# settle + poll of its first read. Ansible's own start-up on the controller comes on top.
+SETTLE = 10
+ANSIBLE_START = 60
+
+
+# How long a worker of the rolling restart in these tests may take to come back (the play's
+# connect_wait_timeout).
+PLAY_WAIT = 60
+
+
+def task_config_deadline(host):
+    """Seconds until a connector config written now has reached its tasks, at worst. The connector
+    regenerates its task configs only while it runs: if its worker is restarting, it runs again when
+    that worker is back (within PLAY_WAIT) or, reassigned, after scheduled.rebalance.max.delay.ms;
+    then its tasks start (a settle for that). Measured: 61 s while restart.yml restarted the worker
+    that held the connector, with the lab's 30 s delay."""
+    props = host.file("/etc/kafka-connect/connect-distributed.properties").content_string
+    delay = re.search(r"^scheduled\.rebalance\.max\.delay\.ms=(\d+)$", props, re.MULTILINE)
+    return PLAY_WAIT + (int(delay.group(1)) // 1000 if delay else 300) + 3 * SETTLE
+
+
 class BrokenSourceTasks(object):
     """The source connector with a consumer setting its tasks fail on at start (Connect's
     validation lets it through), and its own config back on exit, waited for until it runs.
@@ -99,9 +122,15 @@ class BrokenSourceTasks(object):
 
     def __enter__(self):
         put_config(self.host, SOURCE, dict(self.config, **{"consumer.auto.offset.reset": "bogus"}))
-        wait_until("a task of %s FAILED" % SOURCE, lambda: any(
-            t["state"] == "FAILED" for t in status_from_any(self.host).get(SOURCE, {}).get("status", {}).get("tasks", [])),
-            timeout=60, interval=1)
+        try:
+            wait_until("a task of %s FAILED" % SOURCE, lambda: any(
+                t["state"] == "FAILED" for t in status_from_any(self.host).get(SOURCE, {}).get("status", {}).get("tasks", [])),
+                timeout=task_config_deadline(self.host), interval=1)
+        except BaseException:
+            # A with-block whose __enter__ raises never reaches __exit__: without this, the broken
+            # config outlived the test and failed every test after it (CI, 2026-11-27).
+            self.__exit__()
+            raise
         return self
 
     def restore(self):
@@ -118,13 +147,6 @@ def connect_health(*args):
     cmd = ["ansible", "-i", INVENTORY, hosts_of("connect_workers")[0], "-m", "kafkaops.mirrormaker.connect_health",
            "-a", " ".join(("url=http://127.0.0.1:8083",) + args)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
-
-
-# The gate's settle (seconds between the two reads that must agree) in these tests; with the poll
-# of mm2_connect.wait_stable (5 s), a gate that wrongly trusted a read would answer within
-# settle + poll of its first read. Ansible's own start-up on the controller comes on top.
-SETTLE = 10
-ANSIBLE_START = 60
 
 
 def test_the_health_gate_waits_while_a_task_does_not_run(host):
@@ -178,7 +200,7 @@ def test_a_rolling_restart_fails_when_a_task_stops_mid_restart(host):
     """restart.yml with a task that fails while the workers restart: the gate does not let the
     play finish green; it fails naming the task."""
     broken = BrokenSourceTasks(host)
-    play = Play(str(REPO / "playbooks" / "restart.yml"), "--limit", "connect_workers", "-e", "connect_wait_timeout=60")
+    play = Play(str(REPO / "playbooks" / "restart.yml"), "--limit", "connect_workers", "-e", "connect_wait_timeout=%d" % PLAY_WAIT)
     # Broken as the play restarts the first worker: its gate then reads the failed task.
     wait_until("restart.yml to restart the first worker",
                lambda: play.reached("TASK [kafkaops.mirrormaker.kafka_common : Restart the service on ")
