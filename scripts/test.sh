@@ -104,20 +104,18 @@ elif [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
   # The gate. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker wait
-  # on their intervals), so lint, the unit tests and sanity run beside build + smoke; their output
-  # follows once both are done, so that each step's lines stay together. Then default and dr run
-  # side by side: their verify steps mostly wait on MirrorMaker's and Connect's intervals.
+  # on their intervals: 75 to 90% idle once lint, unit and sanity are done, vmstat, 2026-11-27), so
+  # a second track runs beside it: lint, the unit tests, sanity, then Molecule's dr; default follows
+  # the smoke step, beside the end of dr (their verify steps mostly wait on MirrorMaker's and
+  # Connect's intervals). The second track's output follows once both are done, so that each step's
+  # lines stay together. Both scenarios converge the installed collection: build comes first.
   steps=(lint unit sanity build smoke default dr recorded)
-  (for step in lint unit sanity; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
+  run_step build
+  (for step in lint unit sanity dr; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
   beside=$!
-  for step in build smoke; do run_step "$step"; done
+  for step in smoke default; do run_step "$step"; done
   wait "$beside" || true
   cat "$results/beside.log"
-  run_step dr > "$results/dr.log" 2>&1 &
-  dr=$!
-  run_step default
-  wait "$dr" || true
-  cat "$results/dr.log"
   run_step recorded
 fi
 passed=0 failed=0
