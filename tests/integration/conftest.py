@@ -126,6 +126,12 @@ def ansible_playbook(playbook, *args):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
 
 
+def played(result):
+    """The end of a play's output for an assertion message: Ansible writes a failed task's message to
+    stderr, so stdout alone showed a red play's recap without its reason (dr, 2026-11-27)."""
+    return result.stdout[-3000:] + "\n--- stderr:\n" + result.stderr[-2000:]
+
+
 def keep_logs(test_name):
     """Copy every lab host's service logs (the last 20 MB of each) under ARTIFACTS/<scenario>/<test>
     and return an excerpt of their telling lines, per host."""

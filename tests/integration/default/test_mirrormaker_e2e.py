@@ -11,7 +11,7 @@ import time
 
 import pytest
 from conftest import (
-    REPO, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, produce, targets, topics, unique,
+    REPO, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, played, produce, targets, topics, unique,
     wait_until,
 )
 
@@ -99,7 +99,7 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
                .check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
                for n in hosts_of("mirrormakers")}
     result = ansible_playbook("kafkaops.mirrormaker.restart", "--limit", "mirrormakers")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert result.returncode == 0, played(result)
     for name, before in started.items():
         after = node(host, name).check_output(
             "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")

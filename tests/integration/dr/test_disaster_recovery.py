@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import INVENTORY, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, produce, targets, unique, wait_until
+from conftest import INVENTORY, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, played, produce, targets, unique, wait_until
 
 testinfra_hosts = targets("connect_workers")[:1]
 
@@ -235,8 +235,8 @@ def test_smoke_playbook_unchanged_proves_the_dr_layout(host, tmp_path):
     """playbooks/smoke.yml as users run it: with no MirrorMaker hosts it runs on the first Connect
     worker and checks the flow as the connectors run it (identity names, checkpoints, synced offsets)."""
     result = ansible_playbook(REPO / "playbooks" / "smoke.yml", "-e", "mm2_smoke_fetch_dir=%s" % tmp_path)
-    assert result.returncode == 0, result.stdout[-4000:]
-    assert "mm2-smoke smoke run" in result.stdout and ": PASS" in result.stdout, result.stdout[-4000:]
+    assert result.returncode == 0, played(result)
+    assert "mm2-smoke smoke run" in result.stdout and ": PASS" in result.stdout, played(result)
 
 
 def test_every_connector_and_task_runs_and_both_workers_joined(host):
@@ -333,7 +333,7 @@ def test_group_offsets_on_a_appear_translated_on_b(host):
 
 def test_rolling_restart_of_the_workers_keeps_the_connectors_running(host):
     result = ansible_playbook(REPO / "playbooks" / "restart.yml", "--limit", "connect_workers")
-    assert result.returncode == 0, result.stdout[-3000:]
+    assert result.returncode == 0, played(result)
     restarted = re.findall(r"Restart the service on ([^\]\s]+)", result.stdout)
     assert sorted(set(restarted)) == sorted(hosts_of("connect_workers"))
     status = rest(host, "/connectors?expand=status")
@@ -362,7 +362,7 @@ def test_failover_drill_moves_a_group_to_b(host, tmp_path):
     try:
         result = ansible_playbook(REPO / "playbooks" / "failover.yml", "-e", json.dumps(
             {"failover_groups": [group], "failover_report_dir": str(tmp_path), "mm2_smoke_fetch_dir": str(tmp_path)}))
-        assert result.returncode == 0, result.stdout[-3000:]
+        assert result.returncode == 0, played(result)
         status = rest(host, "/connectors?expand=status")
         assert {e["status"]["connector"]["state"] for e in status.values()} == {"STOPPED"}
         assert "PASS   reconcile  A->B     %s -> %s" % (topic, topic) in result.stdout
@@ -379,4 +379,4 @@ def test_failover_drill_moves_a_group_to_b(host, tmp_path):
         assert len(set(consumed) & set(resumed)) <= 100
     finally:
         again = ansible_playbook(REPO / "playbooks" / "disaster_recovery.yml")
-        assert again.returncode == 0, again.stdout[-3000:]
+        assert again.returncode == 0, played(again)

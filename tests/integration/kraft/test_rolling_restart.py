@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import ansible_playbook, consume, hosts_of, kafka, node, targets, unique, wait_until
+from conftest import ansible_playbook, consume, hosts_of, kafka, node, played, targets, unique, wait_until
 
 testinfra_hosts = targets("kafka_a_brokers")[:1]
 
@@ -49,7 +49,7 @@ def test_broker_rolling_restart_under_load_loses_nothing(host):
     before = {n: node(host, n).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka")
               for n in nodes}
     result = ansible_playbook("kafkaops.mirrormaker.restart", "--limit", "kafka_a")
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert result.returncode == 0, played(result)
     for name, stamp in before.items():
         after = node(host, name).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka")
         assert int(after) > int(stamp), "%s was not restarted" % name
@@ -68,7 +68,7 @@ def test_broker_rolling_restart_under_load_loses_nothing(host):
                lambda: len(set(consume(host, b, remote, count, 20000))) >= count, timeout=300, interval=5)
     result = ansible_playbook("kafkaops.mirrormaker.smoke", "-e", "mm2_smoke_mode=reconcile",
                               "-e", '{"mm2_smoke_reconcile_topics": ["%s"]}' % topic)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert result.returncode == 0, played(result)
     assert re.search(r"mm2-smoke reconcile run \S+: PASS", result.stdout), result.stdout[-3000:]
     assert re.search(r"PASS\s+reconcile\s+A->B\s+%s -> %s" % (re.escape(topic), re.escape(remote)),
                      result.stdout), result.stdout[-3000:]
