@@ -216,6 +216,13 @@ class ConnectClient:
         or None when Connect has no status (absent, or created a moment ago)."""
         return self._absent_as_none("GET", connector_path(name, "status"))
 
+    def task_ids(self, name):
+        """The ids of the connector's task configs (``GET /connectors/<name>/tasks``), or None when absent.
+
+        Only the ids: a task config holds the connector's settings, secrets resolved or not."""
+        tasks = self._absent_as_none("GET", connector_path(name, "tasks"))
+        return None if tasks is None else [((t or {}).get("id") or {}).get("task") for t in tasks]
+
     # -------------------------------------------------------------------------- writes
 
     def put_config(self, name, config):

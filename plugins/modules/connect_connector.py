@@ -82,12 +82,17 @@ options:
   wait:
     description:
       - Wait until the connector and every task are in the target state. That is C(PAUSED) for
-        V(paused) and C(STOPPED), with no tasks, for V(stopped). It is C(RUNNING) for V(running).
+        V(paused) and C(STOPPED), with no task configs and no task listed, for V(stopped). It is
+        C(RUNNING) for V(running).
         For V(present) and V(restarted) it is also C(RUNNING), unless the connector rests
         C(PAUSED) or C(STOPPED), the target state those leave alone. For V(absent), wait until
         Connect no longer knows the connector.
       - A connector with no tasks is accepted. A C(MirrorSourceConnector) has none until a topic
         matches its C(topics).
+      - Connect's status topic can keep listing a task of a stopped connector after the task has
+        stopped (a late status write, cleared at the next rebalance). Once the connector is
+        C(STOPPED) with no task configs, tasks still listed after 10 seconds (Connect's default
+        C(task.shutdown.graceful.timeout.ms) and a settle) are taken as stale, with a warning.
       - After a change, the states must be seen at least 5 seconds after the last request that
         changed something. Connect applies a change asynchronously, so a status read at once can
         still show the states from before the change, and a task may fail a moment after starting.
@@ -278,6 +283,10 @@ TRACE_LINES = 40
 # the states from before it, and a task with a bad setting fails a moment after it starts.
 SETTLE_SECONDS = 5.0
 POLL_SECONDS = 0.5
+# How long a stopped connector's tasks may still be listed: a worker gives each revoked task
+# task.shutdown.graceful.timeout.ms to stop (Connect's default, 5 s; the connect role keeps it),
+# and a settle covers the status write that reports it.
+STOP_DRAIN_SECONDS = 5.0 + SETTLE_SECONDS
 CHANGED_MARK = secrets.MASK + " (changed)"
 
 
@@ -382,8 +391,13 @@ def summary(status):
     return ", ".join(parts)
 
 
-def assess(status, target):
-    """'done', 'waiting' or 'failed' for a status and the target state."""
+def assess(status, target, task_ids=None, drained=False):
+    """'done', 'waiting', 'failed' or, for STOPPED only, 'stale' for a status and the target state.
+
+    task_ids: for STOPPED, the ids of the connector's task configs (None when not read).
+    drained: for STOPPED, STOP_DRAIN_SECONDS have passed since the connector read STOPPED with no
+    task configs.
+    """
     if status is None:
         return "waiting"
     if any(entry.get("state") == FAILED for _label, entry in _entities(status)):
@@ -392,9 +406,25 @@ def assess(status, target):
     if connector_state(status) != target:
         return "waiting"
     if target == "STOPPED":
-        # a stopped connector's task configs are emptied: tasks still listed have not stopped yet
-        return "done" if not tasks else "waiting"
+        # PUT /stop empties the task configs: from then on no worker starts a task of the
+        # connector, and a task still listed is one being stopped.
+        if task_ids is None or task_ids:
+            return "waiting"
+        if not tasks:
+            return "done"
+        # Connect's status topic can keep the entry of a task whose config is gone: the leader
+        # clears those when a rebalance completes, and a status write read after that (seen under
+        # load: a task's RUNNING, after it had stopped) stays listed until the next rebalance.
+        return "stale" if drained else "waiting"
     return "done" if all(t.get("state") == target for t in tasks) else "waiting"
+
+
+def stale_message(name, status):
+    """The warning for a stopped connector whose status still lists tasks."""
+    return ("connector %r is STOPPED and has no task configs, but Connect's status still lists %s %s after "
+            "%ds: a stale entry of its status topic, cleared at the worker group's next rebalance"
+            % (name, "tasks" if len(status.get("tasks") or []) > 1 else "task",
+               ", ".join(str(t.get("id")) for t in status.get("tasks") or []), STOP_DRAIN_SECONDS))
 
 
 def failure_message(name, status):
@@ -417,20 +447,31 @@ def failure_message(name, status):
 def wait_for(client, name, state, timeout, last_write=None, clock=time.monotonic, sleep=time.sleep):
     """Poll the status until the target state is reached; returns (verdict, status, states seen).
 
-    verdict: 'done', 'failed' or 'timeout'. Without a write in this task (last_write None) the first
-    status counts; after one, only a status read SETTLE_SECONDS after it does.
+    verdict: 'done', 'stale' (STOPPED, with stale task entries: see assess), 'failed' or 'timeout'.
+    Without a write in this task (last_write None) the first status counts; after one, only a
+    status read SETTLE_SECONDS after it does.
     """
     start = clock()
     deadline = start + timeout
     settled = start if last_write is None else last_write + SETTLE_SECONDS
     seen = []
+    stopped_since = None
     while True:
         now = clock()
         status = client.get_status(name)
         shown = summary(status)
         if not seen or seen[-1] != shown:
             seen.append(shown)
-        verdict = assess(status, target_state(state, status))
+        target = target_state(state, status)
+        task_ids = None
+        if target == "STOPPED" and connector_state(status) == "STOPPED":
+            task_ids = client.task_ids(name)
+        if task_ids == []:
+            stopped_since = now if stopped_since is None else stopped_since
+        else:
+            stopped_since = None
+        drained = stopped_since is not None and now - stopped_since >= STOP_DRAIN_SECONDS
+        verdict = assess(status, target, task_ids, drained)
         if verdict != "waiting" and now >= settled:
             return verdict, status, seen
         if now >= deadline:
@@ -573,6 +614,8 @@ class Run(object):
                                       % (self.name, target_state(state, status), self.params["wait_timeout"],
                                          " -> ".join(seen)),
                                       **self.result(self.client.get_config(self.name), status, diff))
+            if verdict == "stale":
+                self.module.warn(stale_message(self.name, status))
         elif self.last_write is not None or status is None:
             status = self.client.get_status(self.name)
         live = self.client.get_config(self.name) if self.last_write is not None else live

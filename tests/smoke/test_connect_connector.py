@@ -315,9 +315,10 @@ def test_stop_then_running_starts_it_again(tmp_path, connect, source):
     put(connect["url"], SOURCE, source)
     proc, _out, result = play(tmp_path, params(connect, config=source, state="stopped"))
     assert proc.returncode == 0 and result["actions"] == ["stop"], result
-    # KIP-875: a stopped connector has no tasks
+    # KIP-875: a stopped connector has no tasks, and no task configs (what the module waits on)
     assert states(result["status"]) == ("STOPPED", [])
     assert states(live_status(connect["url"], SOURCE)) == ("STOPPED", [])
+    assert api(connect["url"], "GET", "/connectors/%s/tasks" % SOURCE) == (200, [])
 
     proc, _out, resumed = play(tmp_path, params(connect, state="running"))
     assert proc.returncode == 0 and resumed["actions"] == ["resume"], resumed

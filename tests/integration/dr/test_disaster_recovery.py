@@ -94,17 +94,24 @@ ANSIBLE_START = 60
 # How long a worker of the rolling restart in these tests may take to come back (the play's
 # connect_wait_timeout).
 PLAY_WAIT = 60
+# Connect's default scheduled.rebalance.max.delay.ms (5 minutes), for a worker file without it.
+CONNECT_REBALANCE_DELAY_DEFAULT = 300
+# From a connector's task configs written to its tasks started: Connect rebalances (a round or
+# two) and each worker starts its tasks. Measured 5 s idle (task configs updated 03:59:21, tasks
+# failing on the bogus setting 03:59:26, stop 32's gate); six times that for a loaded machine.
+TASK_START_MARGIN = 30
 
 
 def task_config_deadline(host):
     """Seconds until a connector config written now has reached its tasks, at worst. The connector
     regenerates its task configs only while it runs: if its worker is restarting, it runs again when
     that worker is back (within PLAY_WAIT) or, reassigned, after scheduled.rebalance.max.delay.ms;
-    then its tasks start (a settle for that). Measured: 61 s while restart.yml restarted the worker
+    then its tasks start (TASK_START_MARGIN). Measured: 61 s while restart.yml restarted the worker
     that held the connector, with the lab's 30 s delay."""
     props = host.file("/etc/kafka-connect/connect-distributed.properties").content_string
     delay = re.search(r"^scheduled\.rebalance\.max\.delay\.ms=(\d+)$", props, re.MULTILINE)
-    return PLAY_WAIT + (int(delay.group(1)) // 1000 if delay else 300) + 3 * SETTLE
+    delay_seconds = int(delay.group(1)) // 1000 if delay else CONNECT_REBALANCE_DELAY_DEFAULT
+    return PLAY_WAIT + delay_seconds + TASK_START_MARGIN
 
 
 class BrokenSourceTasks(object):

@@ -141,6 +141,10 @@ class ConnectDouble(object):
             return 200, entry["config"]
         if rest == ["status"] and method == "GET":
             return 200, self._status(name)
+        if rest == ["tasks"] and method == "GET":
+            # Connect's shape: each task's id as {connector, task} and its config
+            return 200, [{"id": {"connector": name, "task": t["id"]}, "config": {"task.class": "x"}}
+                         for t in entry["tasks"]]
         if rest in (["pause"], ["resume"]) and method == "PUT":
             state = "PAUSED" if rest == ["pause"] else "RUNNING"
             entry["state"] = state

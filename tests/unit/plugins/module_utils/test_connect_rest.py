@@ -84,6 +84,14 @@ def test_absent_is_none_and_create_then_update(double):
     assert double.headers[2]["User-Agent"] == rest.USER_AGENT
 
 
+def test_task_ids_are_the_ids_of_the_task_configs_only(double):
+    double.add("x", CONFIG, tasks=2)
+    c = client(double.url)
+    assert c.task_ids("x") == [0, 1] and c.task_ids("absent") is None
+    c.stop("x")
+    assert c.task_ids("x") == []
+
+
 def test_state_requests_and_restart_query(double):
     double.add("x", CONFIG)
     c = client(double.url)

@@ -180,11 +180,29 @@ def test_target_state(state, current, target):
     (status("PAUSED", "PAUSED"), "PAUSED", "done"),
     (status("PAUSED", "RUNNING"), "PAUSED", "waiting"),
     (status("PAUSED", "FAILED"), "PAUSED", "failed"),
-    (status("STOPPED"), "STOPPED", "done"),
-    (status("STOPPED", "PAUSED"), "STOPPED", "waiting"),  # task configs not emptied yet
 ])
 def test_assess(the_status, target, verdict):
     assert cc.assess(the_status, target) == verdict
+
+
+@pytest.mark.parametrize("the_status, task_ids, drained, verdict", [
+    (status("STOPPED"), [], False, "done"),
+    (status("STOPPED"), None, False, "waiting"),  # task configs not read
+    (status("STOPPED"), [0], False, "waiting"),  # task configs not emptied yet
+    (status("STOPPED", "RUNNING"), [], False, "waiting"),  # a task being stopped
+    (status("STOPPED", "RUNNING"), [], True, "stale"),  # listed past the drain: a late status write
+    (status("STOPPED", "RUNNING"), [0], True, "waiting"),
+    (status("STOPPED", "FAILED"), [], True, "failed"),
+    (status("RUNNING", "RUNNING"), [], True, "waiting"),
+])
+def test_assess_stopped(the_status, task_ids, drained, verdict):
+    assert cc.assess(the_status, "STOPPED", task_ids, drained) == verdict
+
+
+def test_stale_message_names_the_tasks_and_the_drain():
+    message = cc.stale_message("x", status("STOPPED", "RUNNING", "RUNNING"))
+    assert message.startswith("connector 'x' is STOPPED and has no task configs, but Connect's status still "
+                              "lists tasks 0, 1 after 10s")
 
 
 def test_failure_message_names_task_worker_and_keeps_40_trace_lines():
@@ -238,6 +256,9 @@ class Statuses(object):
         self.reads.append(self.clock.now)
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
+    def task_ids(self, _name):
+        return []  # a stopped connector's, as Connect empties them before it reads STOPPED
+
 
 def test_wait_without_a_write_takes_the_first_status():
     clock = Clock()
@@ -269,6 +290,25 @@ def test_wait_times_out_with_the_states_seen():
     verdict, _status, seen = cc.wait_for(client, "x", "running", 10, clock.now, clock, clock.sleep)
     assert verdict == "timeout" and seen == ["no status", "connector RUNNING, task 0 UNASSIGNED"]
     assert 1010.0 <= clock.now <= 1010.0 + cc.POLL_SECONDS
+
+
+def test_stopped_waits_out_a_task_being_stopped():
+    clock = Clock()
+    client = Statuses(clock, status("RUNNING", "RUNNING"), status("STOPPED", "RUNNING"), status("STOPPED", "RUNNING"),
+                      status("STOPPED"))
+    verdict, _status, seen = cc.wait_for(client, "x", "stopped", 120, clock.now, clock, clock.sleep)
+    assert verdict == "done" and seen[-1] == "connector STOPPED, no tasks"
+
+
+def test_stopped_takes_a_task_listed_past_the_drain_as_stale():
+    """Seen under load: the status went to no tasks, then a task's RUNNING came back and stayed."""
+    clock = Clock()
+    client = Statuses(clock, status("STOPPED", "RUNNING"), status("STOPPED"), status("STOPPED", "RUNNING"))
+    verdict, _status, seen = cc.wait_for(client, "x", "stopped", 120, clock.now, clock, clock.sleep)
+    assert verdict == "stale"
+    assert seen == ["connector STOPPED, task 0 RUNNING", "connector STOPPED, no tasks", "connector STOPPED, task 0 RUNNING"]
+    # the drain counts from the first read that showed STOPPED with no task configs
+    assert cc.STOP_DRAIN_SECONDS <= clock.now - 1000.0 <= cc.STOP_DRAIN_SECONDS + cc.POLL_SECONDS
 
 
 # -------------------------------------------------------------------------- parameter errors
