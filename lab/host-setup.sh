@@ -20,10 +20,11 @@ packages=(
     debootstrap                  # lab/image/build.sh: Debian rootfs
     debian-archive-keyring       # debootstrap verifies the archive with it
     ca-certificates
-    openssl                      # tests/smoke/tls.py: the smoke tests' throw-away CA and broker certificates
+    openssl                      # tests/smoke/tls.py, tests/golden/render.py: throw-away CA and certificates
     tar
     gzip
-    util-linux                   # mountpoint
+    util-linux                   # mountpoint; unshare for tests/golden/render.py
+    iproute2                     # ip: the golden files' private network (tests/golden/render.py)
     coreutils                    # sha256sum
     mawk                         # awk in build.sh
     shellcheck                   # ansible-test sanity checks the shell scripts with it
