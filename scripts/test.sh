@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The test suite. With no argument, the gate that .ci/run runs (under 45 minutes on two cores):
-# lint, unit tests, sanity, the built collection, the smoke tests on real brokers, MM2, Connect and
-# Spark, Molecule's default and dr scenarios, and the check that the extended run was recorded for
-# this tree. The extended run (the mm2_smoke role's and Spark cluster tests, Molecule's secure and
-# kraft scenarios, the converge bench) does not fit beside them; it runs before every landing
-# instead (docs/testing.md):
+# lint, unit tests, sanity, the golden files, the built collection, the smoke tests on real brokers,
+# MM2, Connect and Spark, Molecule's default and dr scenarios, and the check that the extended run
+# was recorded for this tree. The extended run (the mm2_smoke role's and Spark cluster tests,
+# Molecule's secure and kraft scenarios, the converge bench) does not fit beside them; it runs
+# before every landing instead (docs/testing.md):
 #   bash scripts/test.sh              the gate
 #   bash scripts/test.sh extended     smoke_role, secure, kraft and the bench; on a clean tree, all green,
 #                                     records that in .ci/extended.txt (commit it)
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity build smoke smoke_role default dr
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity golden build smoke smoke_role default dr
 #                                     secure kraft bench recorded; hosts = default dr, molecule = all four)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -21,6 +21,9 @@ installed="$PWD/.cache/installed-collection"
 step_lint() { ansible-lint --profile production; }
 step_unit() { pytest -q -p no:cacheprovider tests/unit; }
 step_sanity() { bash tests/sanity.sh; }
+# What the roles render for the example inventories and Molecule's, in a dry run, compared with
+# tests/golden/expected (python3 tests/golden/render.py --update rewrites them).
+step_golden() { python3 tests/golden/render.py; }
 # Molecule converges the tarball that `ansible-galaxy collection build` makes, installed like a
 # user would install it: roles and playbooks resolve by FQCN from that copy, not from the repo.
 step_build() {
@@ -105,13 +108,13 @@ elif [ ${#steps[@]} -gt 0 ]; then
 else
   # The gate. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker wait
   # on their intervals: 75 to 90% idle once lint, unit and sanity are done, vmstat, 2026-11-27), so
-  # a second track runs beside it: lint, the unit tests, sanity, then Molecule's dr; default follows
+  # a second track runs beside it: lint, the unit tests, sanity, the golden files, then Molecule's dr; default follows
   # the smoke step, beside the end of dr (their verify steps mostly wait on MirrorMaker's and
   # Connect's intervals). The second track's output follows once both are done, so that each step's
   # lines stay together. Both scenarios converge the installed collection: build comes first.
-  steps=(lint unit sanity build smoke default dr recorded)
+  steps=(lint unit sanity golden build smoke default dr recorded)
   run_step build
-  (for step in lint unit sanity dr; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
+  (for step in lint unit sanity golden dr; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
   beside=$!
   for step in smoke default; do run_step "$step"; done
   wait "$beside" || true
