@@ -14,7 +14,9 @@ doc fragment, options from ``argument_spec()``):
   (``ConnectionErrors``, ``connect``);
 * kafka-python errors marked retriable tried again within the timeout (``Retry``).
 
-``start`` runs these checks, and those of the libraries, in the order every module needs them.
+``start`` runs these checks, and those of the libraries, in the order every module needs them;
+``Session`` is the rest of a module's run against the cluster: the probe, its clients made within
+one deadline, retries, and the clients closed however the run ends.
 
 Nothing here imports kafka-python: a module reports a missing library with ``missing_required_lib``
 and unit tests pass fakes.  kafka-python's classes reach ``connect`` as arguments.
@@ -362,7 +364,8 @@ def unreachable_message(servers, timeout, protocol, check=check_cluster, host=No
         ", ".join("%s: %s" % pair for pair in probe["failures"].items()))
 
 
-def connect(factory, kafka_error, servers, kwargs, client_id, timeout, deadline, connection_errors, **extra):
+def connect(factory, kafka_error, servers, kwargs, client_id, timeout, deadline, connection_errors,
+            clock=time.monotonic, **extra):
     """``factory(...)`` (KafkaAdminClient, KafkaConsumer) for ``servers`` within what is left of
     ``deadline`` (a time.monotonic() value); raises Failed naming why it could not connect.
 
@@ -371,7 +374,7 @@ def connect(factory, kafka_error, servers, kwargs, client_id, timeout, deadline,
     """
     try:
         return factory(bootstrap_servers=servers, client_id=client_id, request_timeout_ms=timeout * 1000,
-                       bootstrap_timeout_ms=max(1, int((deadline - time.monotonic()) * 1000)),
+                       bootstrap_timeout_ms=max(1, int((deadline - clock()) * 1000)),
                        **dict(kwargs, **extra))
     except kafka_error as exc:
         reason = connection_errors.reason
@@ -401,6 +404,48 @@ class Retry(object):
                 if not getattr(exc, "retriable", False) or self.clock() + self.pause >= deadline:
                     raise
             self.sleep(self.pause)
+
+
+class Session(object):
+    """One module run's kafka-python clients of one cluster, within its ``timeout``::
+
+        with Session(servers, kwargs, timeout, connection_errors, CLIENT_ID, kafka_errors.KafkaError) as session:
+            admin = session.client(KafkaAdminClient)
+            existing = session.retry(admin.describe_acls, ...)
+
+    On entry the servers must answer the probe (else Failed with ``unreachable_message``). The
+    deadline starts before the probe: the timeout bounds the probe and the connections together, as
+    the doc fragment says. ``client`` makes a client within what is left of it (``connect``);
+    ``retry`` is a ``Retry`` of ``timeout`` seconds; every client made is closed on exit, the last
+    made first, whether the run answered or failed.
+    """
+
+    def __init__(self, servers, kwargs, timeout, connection_errors, client_id, kafka_error, check=check_cluster,
+                 clock=time.monotonic):
+        self.servers, self.kwargs, self.timeout = servers, kwargs, timeout
+        self.connection_errors, self.client_id, self.kafka_error = connection_errors, client_id, kafka_error
+        self.check, self.clock = check, clock
+        self.deadline = None
+        self.clients = []
+        self.retry = Retry(timeout)
+
+    def __enter__(self):
+        self.deadline = self.clock() + self.timeout
+        unreachable = unreachable_message(self.servers, self.timeout, self.kwargs.get("security_protocol", "PLAINTEXT"),
+                                          check=self.check)
+        if unreachable:
+            raise Failed(unreachable)
+        return self
+
+    def client(self, factory, **extra):
+        made = connect(factory, self.kafka_error, self.servers, self.kwargs, self.client_id, self.timeout,
+                       self.deadline, self.connection_errors, clock=self.clock, **extra)
+        self.clients.append(made)
+        return made
+
+    def __exit__(self, *_exc):
+        close_quietly(*reversed(self.clients))
+        return False
 
 
 def close_quietly(*clients):

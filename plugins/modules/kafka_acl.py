@@ -186,13 +186,12 @@ acls:
        resource_name: orders, pattern_type: PREFIXED}
 """
 
-import time
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls, kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_acls import AclCallFailed
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
 
 KAFKA_IMPORT_ERROR = None
 kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start
@@ -242,19 +241,13 @@ def manage(admin, wanted, state, exclusive, check_mode, retry, types):
 def run(module, servers, kwargs, wanted, connection_errors):
     """The module's result; raises Failed with the message for fail_json (and whether anything was written)."""
     params = module.params
-    timeout = params["timeout"]
     shown = ",".join(servers)
-    deadline = time.monotonic() + timeout
-    unreachable = kafka_client.unreachable_message(servers, timeout, kwargs.get("security_protocol", "PLAINTEXT"))
-    if unreachable:
-        raise Failed(unreachable)
-    admin = None
-    try:
-        admin = kafka_client.connect(KafkaAdminClient, kafka_errors.KafkaError, servers, kwargs, CLIENT_ID, timeout,
-                                     deadline, connection_errors)
+    with kafka_client.Session(servers, kwargs, params["timeout"], connection_errors, CLIENT_ID,
+                              kafka_errors.KafkaError) as session:
+        admin = session.client(KafkaAdminClient)
         try:
             existing, add, remove = manage(admin, wanted, params["state"], params["exclusive"], module.check_mode,
-                                           Retry(timeout), kafka_admin)
+                                           session.retry, kafka_admin)
         except AclCallFailed as exc:
             msg = kafka_acls.failure_message(exc, shown, kafka_client.caller(kwargs))
             created = getattr(exc, "created", [])
@@ -265,8 +258,6 @@ def run(module, servers, kwargs, wanted, connection_errors):
             raise failed
         except kafka_errors.KafkaError as exc:
             raise Failed("the ACLs of the cluster at %s could not be read or written: %s" % (shown, error_text(exc)))
-    finally:
-        kafka_client.close_quietly(admin)
     result_after = kafka_acls.after(existing, add, remove)
     result = dict(changed=bool(add or remove), added=kafka_acls.as_dicts(add), removed=kafka_acls.as_dicts(remove),
                   acls=kafka_acls.as_dicts(result_after), msg=summary(add, remove, module.check_mode, shown))

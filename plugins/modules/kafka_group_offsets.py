@@ -180,12 +180,11 @@ isolation_level:
   sample: read_committed
 """
 
-import time
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_groups import (
     ISOLATION_LEVELS,
     NotReady,
@@ -224,26 +223,20 @@ def error_name(code):
     return "error %d (%s)" % (code, error.message if hasattr(error, "message") else error.__name__)
 
 
-def report(servers, kwargs, params, deadline, connection_errors):
+def report(servers, kwargs, params, connection_errors):
     """(cluster_id, groups, warnings); raises Failed with the message for fail_json."""
-    timeout = params["timeout"]
-    admin = consumer = None
-    try:
-        admin = kafka_client.connect(KafkaAdminClient, kafka_errors.KafkaError, servers, kwargs, CLIENT_ID, timeout,
-                                     deadline, connection_errors)
-        consumer = kafka_client.connect(KafkaConsumer, kafka_errors.KafkaError, servers, kwargs, CLIENT_ID, timeout,
-                                        deadline, connection_errors, group_id=None, enable_auto_commit=False,
-                                        isolation_level=params["isolation_level"])
-        retry = Retry(timeout)
+    with kafka_client.Session(servers, kwargs, params["timeout"], connection_errors, CLIENT_ID,
+                              kafka_errors.KafkaError) as session:
+        admin = session.client(KafkaAdminClient)
+        consumer = session.client(KafkaConsumer, group_id=None, enable_auto_commit=False,
+                                  isolation_level=params["isolation_level"])
         try:
-            cluster_id = retry(admin.describe_cluster).get("cluster_id")
+            cluster_id = session.retry(admin.describe_cluster).get("cluster_id")
             groups, warnings = read_groups(admin, consumer, list(dict.fromkeys(params["groups"])), params["topics"],
-                                           timeout * 1000, error_name, retry)
+                                           params["timeout"] * 1000, error_name, session.retry)
         except (kafka_errors.KafkaError, NotReady, ValueError) as exc:
             raise Failed("reading the groups' offsets from %s failed: %s" % (",".join(servers), error_text(exc)))
         return cluster_id, groups, warnings
-    finally:
-        kafka_client.close_quietly(consumer, admin)
 
 
 def main():
@@ -258,13 +251,8 @@ def main():
     servers, kwargs, connection_errors = kafka_client.start(
         module, KAFKA_IMPORT_ERROR, kafka_version,
         lambda servers_errors, property_errors: input_errors(params, servers_errors, property_errors))
-    timeout = params["timeout"]
-    deadline = time.monotonic() + timeout
-    unreachable = kafka_client.unreachable_message(servers, timeout, kwargs.get("security_protocol", "PLAINTEXT"))
-    if unreachable:
-        module.fail_json(msg=unreachable)
     try:
-        cluster_id, groups, warnings = report(servers, kwargs, params, deadline, connection_errors)
+        cluster_id, groups, warnings = report(servers, kwargs, params, connection_errors)
     except Failed as exc:
         module.fail_json(msg=str(exc))
     for warning in warnings:

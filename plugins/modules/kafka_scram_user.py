@@ -188,13 +188,12 @@ credentials:
     - {name: billing, mechanism: SCRAM-SHA-512, iterations: 8192}
 """
 
-import time
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram_admin as scram
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, Retry, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
 
 KAFKA_IMPORT_ERROR = None
 kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start
@@ -216,23 +215,16 @@ def input_errors(params, servers_errors, user_errors, property_errors):
 def run(module, servers, kwargs, wanted, connection_errors):
     """The module's result; raises Failed with the message for fail_json (and whether anything was written)."""
     params = module.params
-    timeout = params["timeout"]
     shown = ",".join(servers)
     users = scram.concerned(wanted)
-    unreachable = kafka_client.unreachable_message(servers, timeout, kwargs.get("security_protocol", "PLAINTEXT"))
-    if unreachable:
-        raise Failed(unreachable)
-    deadline = time.monotonic() + timeout
-    admin = None
-    try:
-        admin = kafka_client.connect(KafkaAdminClient, kafka_errors.KafkaError, servers, kwargs, CLIENT_ID, timeout,
-                                     deadline, connection_errors)
-        retry = Retry(timeout)
+    with kafka_client.Session(servers, kwargs, params["timeout"], connection_errors, CLIENT_ID,
+                              kafka_errors.KafkaError) as session:
+        admin = session.client(KafkaAdminClient)
         try:
-            existing = scram.read(admin, users, retry)
+            existing = scram.read(admin, users, session.retry)
             changes = scram.plan(wanted, existing, params["update_password"])
             if not module.check_mode:
-                scram.write(admin, changes, wanted, kafka_admin, retry)
+                scram.write(admin, changes, wanted, kafka_admin, session.retry)
         except scram.ScramCallFailed as exc:
             failed = Failed(scram.failure_message(exc, shown, kafka_client.caller(kwargs)))
             failed.changed = bool(exc.done)
@@ -240,8 +232,6 @@ def run(module, servers, kwargs, wanted, connection_errors):
         except kafka_errors.KafkaError as exc:
             raise Failed("the SCRAM credentials of the cluster at %s could not be read or written: %s"
                          % (shown, error_text(exc)))
-    finally:
-        kafka_client.close_quietly(admin)
     result = dict(changed=bool(changes), added=scram.changed_dicts(changes, "add"),
                   updated=scram.changed_dicts(changes, "update"), removed=scram.changed_dicts(changes, "remove"),
                   credentials=scram.as_dicts(scram.after(existing, changes)),

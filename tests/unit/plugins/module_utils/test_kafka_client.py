@@ -10,6 +10,7 @@ Against real brokers: tests/smoke/test_kafka_group_offsets.py, test_kafka_acl.py
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -407,3 +408,61 @@ def test_close_quietly_closes_each_client_and_hides_nothing_else():
     first, second = Client(True), Client(False)
     kc.close_quietly(first, None, second)
     assert closed == [first, second]
+
+
+# ---------------------------------------------------------------------------- Session
+
+class Made(object):
+    """A client a factory made: what it was given, and whether it was closed (in which order)."""
+
+    closed = []
+
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+    def close(self):
+        Made.closed.append(self)
+
+
+def probe_taking(clock, seconds, reachable=True):
+    def check(servers, timeout, protocol):
+        clock.now += seconds
+        return {"reachable": reachable, "failures": {} if reachable else {servers[0]: "connection refused"}}
+    return check
+
+
+@pytest.mark.parametrize("probe_seconds, bootstrap_ms", [(0, 10000), (3, 7000), (9.5, 500)])
+def test_session_deadline_starts_before_the_probe(probe_seconds, bootstrap_ms):
+    """The doc fragment: the probe and the connections share the timeout."""
+    clock = Clock()
+    session = kc.Session(["a:9092"], {}, 10, kc.ConnectionErrors(), "kafkaops-test", NoBootstrap,
+                         check=probe_taking(clock, probe_seconds), clock=clock)
+    with session:
+        made = session.client(Made, group_id=None)
+    assert made.kwargs["bootstrap_timeout_ms"] == bootstrap_ms
+    assert made.kwargs["request_timeout_ms"] == 10000 and made.kwargs["group_id"] is None
+    assert session.retry.seconds == 10
+
+
+def test_session_refuses_a_cluster_that_does_not_answer_before_making_a_client():
+    clock = Clock()
+    session = kc.Session(["a:9092"], {}, 3, kc.ConnectionErrors(), "kafkaops-test", NoBootstrap,
+                         check=probe_taking(clock, 3, reachable=False), clock=clock)
+    with pytest.raises(kc.Failed, match=r"^bootstrap_servers: no bootstrap server answered from .* within 3 s "
+                                        r"\(a:9092: connection refused\)$"):
+        with session:
+            session.client(Made)
+    assert session.clients == []
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_session_closes_its_clients_last_made_first_however_the_run_ends(fails):
+    Made.closed = []
+    clock = Clock()
+    with pytest.raises(RuntimeError) if fails else contextlib.nullcontext():
+        with kc.Session(["a:9092"], {}, 5, kc.ConnectionErrors(), "kafkaops-test", NoBootstrap,
+                        check=probe_taking(clock, 0), clock=clock) as session:
+            admin, consumer = session.client(Made), session.client(Made)
+            if fails:
+                raise RuntimeError("the run failed")
+    assert Made.closed == [consumer, admin]
