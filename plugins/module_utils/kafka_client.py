@@ -3,7 +3,7 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """How the collection's kafka-python modules reach a cluster: one home for the connection options.
 
-Used by ``kafka_group_offsets``, ``kafka_acl`` and ``kafka_scram_user`` (documented by the ``kafkaops.mirrormaker.kafka_client``
+Used by ``kafka_group_offsets_info``, ``kafka_acl`` and ``kafka_scram_user`` (documented by the ``kafkaops.mirrormaker.kafka_client``
 doc fragment, options from ``argument_spec()``):
 
 * ``bootstrap_servers`` checked and split (``bootstrap_list``);

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""Consumer groups' committed offsets, end offsets and lag on one cluster (for ``kafka_group_offsets``).
+"""Consumer groups' committed offsets, end offsets and lag on one cluster (for ``kafka_group_offsets_info``).
 
 Pure functions: they take a kafka-python (3.x) ``KafkaAdminClient`` and ``KafkaConsumer``, or
 anything that answers the same calls, and never import kafka-python themselves, so that the

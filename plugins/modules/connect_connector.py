@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: connect_connector
 short_description: Create, update, pause, stop, resume, restart or delete one Kafka Connect connector over its REST API
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Manages the one connector O(name) of a distributed Kafka Connect cluster through the REST API of
     one of its workers (O(url)), for example the MirrorMaker 2 connectors

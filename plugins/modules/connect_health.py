@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: connect_health
 short_description: Wait until a Kafka Connect worker's cluster runs every connector and task, stably
-version_added: 0.6.0
+version_added: 0.1.0
 description:
   - Reads C(GET /connectors?expand=status) from one worker (O(url)) until two reads O(settle)
     seconds apart both show every connector and task running (or paused or stopped on purpose),

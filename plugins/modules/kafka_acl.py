@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: kafka_acl
 short_description: Create or delete Kafka ACL bindings of named principals
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Makes the ACL bindings O(acls) present on, or absent from, one Kafka cluster whose brokers run an
     authorizer (C(authorizer.class.name), for KRaft

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: kafka_file
 short_description: Write a configuration file from content rendered on the controller, in one round trip
-version_added: 0.2.0
+version_added: 0.1.0
 author:
   - kafkaops maintainers (!UNKNOWN)
 description:

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: kafka_paths
 short_description: Directories, symlinks and removed files of one service in a single task
-version_added: 0.2.0
+version_added: 0.1.0
 author:
   - kafkaops maintainers (!UNKNOWN)
 description:

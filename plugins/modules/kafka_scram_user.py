@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: kafka_scram_user
 short_description: Create, change or delete the SCRAM credentials of Kafka users on a running cluster
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Makes the SCRAM credentials of O(users) present on, or absent from, one running Kafka cluster
     through the admin API (C(DescribeUserScramCredentials), C(AlterUserScramCredentials)), as

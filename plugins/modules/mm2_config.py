@@ -16,7 +16,7 @@ description:
   - When the input holds secrets (by the collection's secret rule), the result is censored in the
     output; the registered variable keeps the values for the tasks that write files.
   - Runs on the controller only.
-version_added: 0.2.0
+version_added: 0.1.0
 author:
   - kafkaops maintainers (!UNKNOWN)
 options:

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: pulse_register
 short_description: Register the MirrorMaker 2 nodes with Acceldata Pulse by answering accelo's questions
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Runs Acceldata Pulse's command-line tool C(accelo) on a terminal (a pseudo-terminal, through
     pexpect) in a login shell that has sourced O(env_file), and answers its MirrorMaker 2 questions

@@ -15,7 +15,7 @@ description:
     (masked when secret) and the rule; an unknown key names the closest known key.
   - A variable with the role's prefix that the spec does not know is refused too.
   - Runs on the controller only.
-version_added: 0.2.0
+version_added: 0.1.0
 author:
   - kafkaops maintainers (!UNKNOWN)
 options:

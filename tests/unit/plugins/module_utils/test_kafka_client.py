@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
-"""module_utils/kafka_client.py, the connection options kafka_group_offsets and kafka_acl share:
+"""module_utils/kafka_client.py, the connection options kafka_group_offsets_info and kafka_acl share:
 client_properties mapped to kafka-python's keywords (one message per refused key), GSSAPI and its
 library, who the cluster takes the caller for, bootstrap_servers, the secrets kept masked, retries
 within the timeout (clock_double, a TEST DOUBLE of the clock), the reason kafka-python logged,
 the probe's message for a cluster that does not answer (a real closed port) and connect's
 failure message, and start, which runs the checks before any connection in the modules' order.
-Against real brokers: tests/smoke/test_kafka_group_offsets.py, test_kafka_acl.py.
+Against real brokers: tests/smoke/test_kafka_group_offsets_info.py, test_kafka_acl.py.
 """
 
 from __future__ import annotations

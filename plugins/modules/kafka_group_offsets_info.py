@@ -7,9 +7,9 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 ---
-module: kafka_group_offsets
+module: kafka_group_offsets_info
 short_description: Report consumer groups' committed offsets, end offsets and lag on one Kafka cluster
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - For each of O(groups), reads from one cluster the group's state and member count, the offset
     it committed on each partition, the partition's end offset and the lag between the two.
@@ -74,7 +74,7 @@ author:
 
 EXAMPLES = r"""
 - name: Where the applications' groups stand on cluster B after MirrorMaker 2 synced their offsets
-  kafkaops.mirrormaker.kafka_group_offsets:
+  kafkaops.mirrormaker.kafka_group_offsets_info:
     bootstrap_servers: kafka-b1:9093,kafka-b2:9093
     groups: [billing, shipping]
     topics: [A.orders, A.payments]

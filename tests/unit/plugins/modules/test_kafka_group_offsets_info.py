@@ -1,24 +1,27 @@
 # -*- coding: utf-8 -*-
-"""kafka_group_offsets: the pure logic of module_utils/kafka_groups.py and the module's input checks.
+"""kafka_group_offsets_info: the pure logic of module_utils/kafka_groups.py and the module's input checks.
 
 The admin client and the consumer are test doubles (FakeAdmin, FakeConsumer) that answer with
 kafka-python 3.x's shapes, used only for what a real broker cannot show cheaply: the arithmetic,
 the sorting, a deleted topic, a group kafka-python cannot describe, a coordinator not ready.
 The connection options it shares with kafka_acl are tested in module_utils/test_kafka_client.py.
-tests/smoke/test_kafka_group_offsets.py runs the module against a real broker.
+tests/smoke/test_kafka_group_offsets_info.py runs the module against a real broker.
 """
 
 from __future__ import annotations
 
 import collections
+import json
 import os
+import shutil
+import subprocess
 import sys
 
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client as kc
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_groups as kg
-from ansible_collections.kafkaops.mirrormaker.plugins.modules import kafka_group_offsets as module
+from ansible_collections.kafkaops.mirrormaker.plugins.modules import kafka_group_offsets_info as module
 
 # kafka.structs' namedtuples, with their field names (kafka-python is not needed to run these tests)
 TopicPartition = collections.namedtuple("TopicPartition", "topic partition")
@@ -252,3 +255,15 @@ def test_a_group_coordinator_never_ready_is_an_error_naming_the_group():
     with pytest.raises(kg.NotReady, match=r"^group 'g': \[Error 16\] NotCoordinatorError: None$"):
         kg.read_groups(admin, FakeConsumer({}), ["g"], retry=kc.Retry(5, clock=clock, sleep=clock.sleep))
     assert admin.describes == 10
+
+
+def test_the_old_name_redirects_to_the_info_module():
+    """meta/runtime.yml: playbooks written for kafka_group_offsets keep working."""
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+    binary = shutil.which("ansible-doc", path=os.path.dirname(sys.executable)) or "ansible-doc"
+    done = subprocess.run([binary, "-t", "module", "--json", "kafkaops.mirrormaker.kafka_group_offsets"],
+                          capture_output=True, text=True, check=False, timeout=120,
+                          env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(repo, ".collections")))
+    assert done.returncode == 0, done.stderr
+    docs = json.loads(done.stdout)
+    assert [entry["doc"]["module"] for entry in docs.values()] == ["kafka_group_offsets_info"]

@@ -1,6 +1,6 @@
-"""kafka_group_offsets against the session's REAL broker A (harness.Lab, Kafka from the lab archive).
+"""kafka_group_offsets_info against the session's REAL broker A (harness.Lab, Kafka from the lab archive).
 
-The module runs as a user runs it, ``ansible localhost -m kafkaops.mirrormaker.kafka_group_offsets``
+The module runs as a user runs it, ``ansible localhost -m kafkaops.mirrormaker.kafka_group_offsets_info``
 with the collection found through <repo>/.collections and this venv's Python (kafka-python
 3.0.12, the version the mm2_smoke role's venv pins) as ansible_python_interpreter; its result is
 read from the ansible.posix.json callback.  A kafka-python consumer commits a group's offsets
@@ -33,9 +33,9 @@ NEVER = "drill-never-committed"
 
 
 def run_module(args, *extra, python=sys.executable):
-    """``ansible localhost -m kafkaops.mirrormaker.kafka_group_offsets -a <json>``; returns
+    """``ansible localhost -m kafkaops.mirrormaker.kafka_group_offsets_info -a <json>``; returns
     (completed process, the host's result as the json callback gives it)."""
-    return run_ansible_module("kafkaops.mirrormaker.kafka_group_offsets", args, *extra, python=python)
+    return run_ansible_module("kafkaops.mirrormaker.kafka_group_offsets_info", args, *extra, python=python)
 
 
 def closed_port_server():
