@@ -348,6 +348,23 @@ def test_rolling_restart_of_the_workers_keeps_the_connectors_running(host):
     assert all(t["state"] == "RUNNING" for e in status.values() for t in e["status"]["tasks"])
 
 
+def test_failover_refuses_bad_smoke_input_before_stopping_the_connectors(host):
+    """The drill's reconcile step runs the smoke role: a setting its preflight refuses must stop the
+    drill before the connectors stop, not after."""
+    result = ansible_playbook(REPO / "playbooks" / "failover.yml", "-e", json.dumps(
+        {"failover_groups": [unique("dr-never")], "mm2_smoke_records": 0}))
+    status = rest(host, "/connectors?expand=status")
+    try:
+        assert result.returncode != 0
+        assert "mm2_smoke_records: 0 is not a positive number" in result.stdout + result.stderr, played(result)
+        assert "Stop the flow's connectors" not in result.stdout, played(result)
+        assert {e["status"]["connector"]["state"] for e in status.values()} == {"RUNNING"}
+    finally:
+        if {e["status"]["connector"]["state"] for e in status.values()} != {"RUNNING"}:
+            again = ansible_playbook(REPO / "playbooks" / "disaster_recovery.yml")
+            assert again.returncode == 0, played(again)
+
+
 def test_failover_drill_moves_a_group_to_b(host, tmp_path):
     """playbooks/failover.yml stops the flow's connectors, reconciles the group's topic with Spark and
     reports where the group resumes on B; a consumer of that group on B then loses nothing and
