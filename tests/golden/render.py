@@ -5,7 +5,9 @@ output: each case runs playbooks/site.yml in check mode with --diff against its 
 host on a local connection inside a private mount and network namespace (unshare), and keeps
 
   - every file a role writes, as its dry-run diff shows it (secrets already masked there):
-    server.properties, mm2.properties, worker properties, logging, JMX files, systemd units;
+    server.properties, mm2.properties, worker properties, logging, JMX files, systemd units, and
+    the smoke job's configuration (playbooks/smoke.yml after the deployment, where the inventory
+    has a smoke host; a configuration that holds a secret is written unshown, so it is not kept);
   - the managed block of connect-mirror-maker.sh (a stand-in script with Apache's exec line is
     put where the install would be, on a tmpfs only this run sees);
   - the connectors' configs of each Connect worker's plan and the ACLs derived for MirrorMaker 2
@@ -47,18 +49,18 @@ SCRIPT = os.path.join(INSTALL_ROOT, "kafka_2.13-4.3.1", "bin", "connect-mirror-m
 STAND_IN_SCRIPT = os.path.join(HERE, "connect-mirror-maker.sh.apache")
 
 CASES = {
-    "lab": dict(inventory="inventories/lab"),
+    "lab": dict(inventory="inventories/lab", smoke=True),
     # the ACLs are derived, not applied: applying them needs the lab's Kerberos brokers
-    "lab_secure": dict(inventory="inventories/lab_secure", lab_secrets="lab", skip_tags="mm2_acls_apply"),
+    "lab_secure": dict(inventory="inventories/lab_secure", lab_secrets="lab", skip_tags="mm2_acls_apply", smoke=True),
     "disaster_recovery": dict(inventory="inventories/disaster_recovery", archive=True, fqdn=True,
                               playbook="playbooks/disaster_recovery.yml"),
     "pulse_example": dict(inventory="inventories/pulse_example", archive=True, fqdn=True,
                           broker_names=["clusterA-broker1.example.invalid", "clusterB-broker1.example.invalid"]),
     # Molecule's scenarios: their platforms as an inventory, with the scenario's group_vars
-    "molecule_default": dict(molecule="default"),
-    "molecule_dr": dict(molecule="dr", playbook="playbooks/disaster_recovery.yml"),
-    "molecule_secure": dict(molecule="secure", lab_secrets="secure", skip_tags="mm2_acls_apply"),
-    "molecule_kraft": dict(molecule="kraft"),
+    "molecule_default": dict(molecule="default", smoke=True),
+    "molecule_dr": dict(molecule="dr", playbook="playbooks/disaster_recovery.yml", smoke=True),
+    "molecule_secure": dict(molecule="secure", lab_secrets="secure", skip_tags="mm2_acls_apply", smoke=True),
+    "molecule_kraft": dict(molecule="kraft", smoke=True),
 }
 # The facts a role builds its plan into, and what of them is kept (the refactor moves the plan:
 # update this table, not the expected files).
@@ -166,9 +168,14 @@ def lab_secrets(work, inventory, subdir):
     return secrets
 
 
-def playbook(case, work):
+def playbooks(case, work):
+    """Run the case's playbooks (the deployment, then the smoke job's where it has one) in check mode;
+    returns [(playbook, rc, report)]."""
     env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_CALLBACK_RESULT_FORMAT="json",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0", KAFKA_ARCHIVE=ARCHIVE)
+               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0", KAFKA_ARCHIVE=ARCHIVE,
+               # this tree's roles and settings, whatever the caller's environment names
+               ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".collections"))
     extra = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     inventory = case.get("inventory")
     if case.get("molecule"):
@@ -181,17 +188,19 @@ def playbook(case, work):
             extra[var] = "{{ inventory_hostname }}"
     if case.get("lab_secrets"):
         env["KAFKAOPS_LAB_KDC_DIR"] = lab_secrets(work, inventory, case["lab_secrets"])
-    cmd = ["ansible-playbook", "-i", inventory, case.get("playbook", "playbooks/site.yml"), "--check", "--diff",
-           "-e", json.dumps(extra)]
-    if case.get("skip_tags"):
-        cmd += ["--skip-tags", case["skip_tags"]]
-    done = run(cmd, cwd=REPO, env=env)
-    try:
-        report = json.loads(done.stdout)
-    except ValueError:
-        raise SystemExit("golden: %s: no JSON from ansible-playbook (rc %d):\n%s\n%s"
-                         % (inventory, done.returncode, done.stdout[-3000:], done.stderr[-3000:]))
-    return done.returncode, report
+    results = []
+    for path in [case.get("playbook", "playbooks/site.yml")] + (["playbooks/smoke.yml"] if case.get("smoke") else []):
+        cmd = ["ansible-playbook", "-i", inventory, path, "--check", "--diff", "-e", json.dumps(extra)]
+        if case.get("skip_tags"):
+            cmd += ["--skip-tags", case["skip_tags"]]
+        done = run(cmd, cwd=REPO, env=env)
+        try:
+            report = json.loads(done.stdout)
+        except ValueError:
+            raise SystemExit("golden: %s %s: no JSON from ansible-playbook (rc %d):\n%s\n%s"
+                             % (inventory, path, done.returncode, done.stdout[-3000:], done.stderr[-3000:]))
+        results.append((path, done.returncode, report))
+    return results
 
 
 def block_of(after):
@@ -245,7 +254,7 @@ def inside(name, out):
     prepare_namespace(case, work)
     broker = start_broker(work) if case.get("broker_names") else None
     try:
-        rc, report = playbook(case, work)
+        results = playbooks(case, work)
     finally:
         if broker is not None:
             sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
@@ -253,7 +262,13 @@ def inside(name, out):
 
             harness.stop_process(broker)
         shutil.rmtree(work, ignore_errors=True)
-    files, failures = collect(report)
+    files, failures, rc = {}, [], 0
+    for path, code, report in results:
+        found, failed = collect(report)
+        for host, texts in found.items():
+            files.setdefault(host, {}).update(texts)
+        failures += ["%s: %s" % (path, failure) for failure in failed]
+        rc = rc or code
     with open(out, "w") as fh:
         json.dump({"rc": rc, "files": files, "failures": failures}, fh)
 

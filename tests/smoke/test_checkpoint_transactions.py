@@ -36,9 +36,12 @@ CHECKPOINTS = "%s.checkpoints.internal" % SOURCE
 INTERVALS = {"refresh.topics.interval.seconds": 5, "refresh.groups.interval.seconds": 5,
              "emit.checkpoints.interval.seconds": 2}
 # The window for a new group (docs/disaster_recovery.md): found within one group refresh,
-# checkpointed one emit interval after its task restarted; 30 s for a loaded machine, as the smoke
-# job's offsets check allows (roles/mm2_smoke/vars/main.yml).
-BOUND = INTERVALS["refresh.groups.interval.seconds"] + INTERVALS["emit.checkpoints.interval.seconds"] + 30
+# checkpointed one emit interval after its task restarted, plus the margin for a loaded machine:
+# the wait the smoke job's offsets check is given (module_utils/mm2_smoke_plan.py).
+harness.load_connect()  # the collection's module_utils on sys.path
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan  # noqa: E402
+
+BOUND = mm2_smoke_plan.timeouts(INTERVALS, {})["offsets"]
 
 
 @pytest.fixture(scope="module")

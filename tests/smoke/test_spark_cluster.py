@@ -26,7 +26,8 @@ NO_EXECUTOR_PYTHON = ["--conf", "spark.pyspark.python=/nonexistent/python3"]
 
 
 def submit(master, config, tmp_path, mode, env=None, extra=()):
-    """spark-submit of the job as the role builds it (roles/mm2_smoke/vars/main.yml, __mm2_smoke_argv)."""
+    """spark-submit of the job as the role builds it (roles/mm2_smoke/vars/main.yml, __mm2_smoke_argv,
+    with the plan's jars)."""
     zip_path = tmp_path / "mm2_smoke.zip"
     subprocess.run([sys.executable, "-m", "mm2_smoke", "--write-zip", str(zip_path)], check=True, timeout=60,
                    env=dict(os.environ, PYTHONPATH=harness.SMOKE_DIR), capture_output=True)
