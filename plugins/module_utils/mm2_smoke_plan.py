@@ -16,6 +16,7 @@ import os
 import re
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import as_int
 
 MODES = ("smoke", "reconcile")
 # The job's checks (smoke/mm2_smoke/config.py ALL_CHECKS).
@@ -45,17 +46,6 @@ MM2_DEFAULTS = {
 NEW_TOPIC_MARGIN = 60
 OFFSETS_MARGIN = 30
 CONFIGS_MARGIN = 60
-
-
-def as_int(value):
-    """Jinja's ``int`` filter: the integer, or 0 for what is not one."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
 
 
 def _unique(items):
