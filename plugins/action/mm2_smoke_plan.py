@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan, secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan
 
 INPUTS = ("mode", "checks", "topics", "records", "payload_bytes", "partitions", "timeouts", "reconcile_topics",
           "extra_checks", "jars_src", "wheels_src", "spark_master", "spark_master_timeout", "user", "jaas",
@@ -35,7 +35,8 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=errors)
             return result
         result["plan"] = plan
-        # The plan carries the clusters' real client settings for the job's file; nothing of it is shown.
-        if plan["has_secrets"] or secrets.has_secrets(args["model"].get("clients") or {}):
+        # The plan carries the clusters' real client settings for the job's file (every field of the
+        # model's clients, has_secrets looks at all of them); nothing of it is shown.
+        if plan["has_secrets"]:
             result["_ansible_no_log"] = True
         return result
