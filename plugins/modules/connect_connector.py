@@ -466,10 +466,10 @@ def wait_for(client, name, state, timeout, last_write=None, clock=time.monotonic
         task_ids = None
         if target == "STOPPED" and connector_state(status) == "STOPPED":
             task_ids = client.task_ids(name)
-        if task_ids == []:
-            stopped_since = now if stopped_since is None else stopped_since
-        else:
+        if task_ids != []:
             stopped_since = None
+        elif stopped_since is None:
+            stopped_since = now
         drained = stopped_since is not None and now - stopped_since >= STOP_DRAIN_SECONDS
         verdict = assess(status, target, task_ids, drained)
         if verdict != "waiting" and now >= settled:
