@@ -81,22 +81,14 @@ def run(cmd, **kwargs):
 
 def start_broker(work):
     """A real single-node KRaft broker on 127.0.0.1:9092 (the port the example names) from the lab's
-    archive, started the way the live-broker tests start theirs; returns the process."""
+    archive, started by the live-broker tests' harness; returns its Lab (``stop()`` ends it)."""
     sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
     import harness  # noqa: E402 (the live-broker tests' helpers)
 
     lab = harness.Lab(archive=ARCHIVE, workdir=os.path.join(work, "broker"))
     os.makedirs(lab.tmp)
-    lab.unpack()
-    props = os.path.join(lab.tmp, "server.properties")
-    harness.broker_props(props, os.path.join(lab.tmp, "data"), 9092, 9093)
-    subprocess.run([lab.bin("kafka-storage.sh"), "format", "-t", harness.cluster_id(), "-c", props],
-                   check=True, timeout=120, capture_output=True, env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
-    out = os.path.join(lab.tmp, "stdout.log")
-    env = dict(os.environ, LOG_DIR=os.path.join(lab.tmp, "logs"), KAFKA_HEAP_OPTS=lab.heap)
-    proc = harness.start_process([lab.bin("kafka-server-start.sh"), props], out, env=env)
-    harness.wait_for_log(out, r"Kafka Server started", 120, proc)
-    return proc
+    lab.start_brokers(("example",), ports={"example": (9092, 9093)})
+    return lab
 
 
 def prepare_namespace(case, work):
@@ -257,10 +249,7 @@ def inside(name, out):
         results = playbooks(case, work)
     finally:
         if broker is not None:
-            sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-            import harness  # noqa: E402
-
-            harness.stop_process(broker)
+            broker.stop()
         shutil.rmtree(work, ignore_errors=True)
     files, failures, rc = {}, [], 0
     for path, code, report in results:

@@ -315,11 +315,12 @@ class Lab(object):
     def bin(self, name):
         return os.path.join(self.dist, "bin", name)
 
-    def start_brokers(self, names=("A", "B")):
+    def start_brokers(self, names=("A", "B"), ports=None):
+        """Single-node brokers, each on free ports unless ``ports`` gives its (port, controller port)."""
         if self.dist is None:
             self.unpack()
         for name in names:
-            port, cport = free_ports(2)
+            port, cport = (ports or {}).get(name) or free_ports(2)
             d = os.path.join(self.tmp, "broker-" + name)
             os.makedirs(d)
             props = os.path.join(d, "server.properties")
