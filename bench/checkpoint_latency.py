@@ -6,7 +6,7 @@ for it. One run, on two single-node KRaft brokers (A, B) from the lab archive on
 (tests/smoke/harness.py), flow A->B in each layout, one layout at a time:
 
 * dedicated   - connect-mirror-maker.sh (Lab.start_mm2_properties) with an mm2.properties rendered
-                by plugins/module_utils/mm2_model.py from the mirrormaker role's defaults, as
+                by plugins/module_utils/mm2/model.py from the mirrormaker role's defaults, as
                 bench/mm2_throughput renders its config ``role``; default replication policy
                 (checkpoints in A.checkpoints.internal on B, remote topic A.<topic>);
 * connect-eos - the disaster-recovery layout as the connect role renders it: two distributed

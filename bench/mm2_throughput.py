@@ -6,13 +6,13 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
 * client copy  - bench/mm2_throughput.d/BenchTool.java (kafka-clients only) copies
                  A:bench -> B:copy.bench; rate from its first poll to the last ack;
 * MirrorMaker 2 - connect-mirror-maker.sh (dedicated mode) with an mm2.properties
-                 rendered by plugins/module_utils/mm2_model.py, once per --configs entry;
+                 rendered by plugins/module_utils/mm2/model.py, once per --configs entry;
                  rate from the first record of A.bench seen on B to the last one
                  (end offsets polled every --poll-ms), startup delay reported apart;
 * Connect      - configs connect / connect-eos: the DR layout, MirrorSourceConnector and
                  MirrorCheckpointConnector on a distributed Connect worker next to B
                  (tests/smoke/harness.py Lab.start_connect, worker properties and connector
-                 configs from plugins/module_utils/mm2_connect.py), identity policy, the
+                 configs from plugins/module_utils/mm2/connect.py), identity policy, the
                  collection's defaults, created with PUT /connectors/<name>/config; A:dr-bench
                  (dr-bench-eos) -> B:dr-bench (dr-bench-eos), measured like dedicated mode.
 
@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-from harness import (Lab, connect_rest, find_archive, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
+from harness import (Lab, connect_rest, find_archive, format_properties, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
                      put_connector, start_process, stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
@@ -557,7 +557,7 @@ def bench(args, configs, archive, model, tmp):
         os.makedirs(d)
         clusters, flows, glob, options = mm2_inputs(name, a_bs, b_bs, args.partitions, rest)
         props = model.build_properties(clusters, flows, glob, options)
-        text = model.format_properties(props) + "\n"
+        text = format_properties(props) + "\n"
         with open(os.path.join(d, "mm2.properties"), "w") as fh:
             fh.write(text)
         log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model, secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 
 
 def _scrub(text, values):
@@ -31,9 +33,9 @@ class ActionModule(ActionBase):
                           % (len(errors), "\n".join("- " + e for e in errors)))
             return result
         result.update(
-            properties=mm2_model.plain(model.properties()),
-            flows=mm2_model.plain(model.effective_flows()),
-            clients=mm2_model.plain(model.clients()),
+            properties=plain(model.properties()),
+            flows=plain(model.effective_flows()),
+            clients=plain(model.clients()),
         )
         # The registered model carries the real values for the files; what is shown is censored.
         if scrub:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as mm2_smoke_plan
 
 INPUTS = ("mode", "checks", "topics", "records", "payload_bytes", "partitions", "timeouts", "reconcile_topics",
           "extra_checks", "jars_src", "wheels_src", "spark_master", "spark_master_timeout", "user", "jaas",

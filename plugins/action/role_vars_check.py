@@ -10,7 +10,7 @@ import os
 import yaml
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import argspec
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import argspec
 
 
 class ActionModule(ActionBase):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 class ModuleDocFragment(object):
     """The connection options of the modules that talk to a Kafka Connect worker's REST API
-    (plugins/module_utils/connect_rest.py, argument_spec())."""
+    (plugins/module_utils/connect/rest.py, argument_spec())."""
 
     DOCUMENTATION = r"""
 options:

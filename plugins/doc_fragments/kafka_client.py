@@ -7,7 +7,7 @@ from __future__ import annotations
 
 class ModuleDocFragment(object):
     """The connection options of the modules that talk to a Kafka cluster with kafka-python
-    (plugins/module_utils/kafka_client.py, argument_spec())."""
+    (plugins/module_utils/kafka/client.py, argument_spec())."""
 
     DOCUMENTATION = r"""
 options:

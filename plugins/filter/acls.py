@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""MirrorMaker 2 ACL filters: thin wrappers over plugins/module_utils/mm2_acls.py.
+"""MirrorMaker 2 ACL filters: thin wrappers over plugins/module_utils/mm2/acls.py.
 
 ``mm2_acls(properties, principals, allow_wildcard, plans)``
     The ACLs MirrorMaker 2 needs on each cluster: dedicated mode from the mm2.properties dict(s) it
@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls as derivation
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as derivation
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 
 
 def mm2_acls(properties, principals, allow_wildcard=None, plans=None):
     """{errors, acls, bootstrap_servers}: acls maps each cluster alias to its bindings."""
-    return mm2_model.plain(derivation.derive_layouts(properties or [], plans or [], principals, allow_wildcard or ()))
+    return plain(derivation.derive_layouts(properties or [], plans or [], principals, allow_wildcard or ()))
 
 
 def mm2_acls_table(acls):

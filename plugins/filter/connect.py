@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""Kafka Connect layout filters: thin wrappers over plugins/module_utils/mm2_connect.py.
+"""Kafka Connect layout filters: thin wrappers over plugins/module_utils/mm2/connect.py.
 
 ``connect_plan(clusters, flows, properties, options, source, target, settings)``
     What the connect role renders and applies on a worker: names, worker properties, connector
@@ -14,12 +14,14 @@
 
 from __future__ import annotations
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 
 
 def connect_plan(clusters, flows, properties, options, source, target, settings):
     """The worker's plan (mapping); ``errors`` lists every fault."""
-    return mm2_model.plain(mm2_connect.plan(clusters, flows, properties, options, source, target, settings))
+    return plain(mm2_connect.plan(clusters, flows, properties, options, source, target, settings))
 
 
 def connect_cluster_faults(workers):

@@ -9,9 +9,12 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos, kafka_scram, kafka_tls, secrets
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config as probe_config_utils
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import escape_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
 # Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""MirrorMaker 2 filters: thin wrappers over plugins/module_utils/mm2_model.py.
+"""MirrorMaker 2 filters: thin wrappers over plugins/module_utils/mm2/model.py.
 
 Filters (all take the role variables in the same order):
 
@@ -31,7 +31,10 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_key, escape_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, plain
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 
 def mm2_properties(clusters, flows, properties=None, options=None):
@@ -55,7 +58,7 @@ def mm2_warnings(clusters, flows, properties=None, options=None):
 def mm2_effective_flows(clusters, flows, properties=None, options=None):
     """Return the resolved flows (list of dicts)."""
     try:
-        return mm2_model.plain(mm2_model.effective_flows(clusters, flows, properties, options))
+        return plain(mm2_model.effective_flows(clusters, flows, properties, options))
     except mm2_model.MM2ConfigError as exc:
         raise AnsibleFilterError(str(exc))
 
@@ -63,7 +66,7 @@ def mm2_effective_flows(clusters, flows, properties=None, options=None):
 def mm2_clients(clusters, flows, properties=None, options=None):
     """Return each cluster's bootstrap servers and client settings."""
     try:
-        return mm2_model.plain(mm2_model.clients(clusters, flows, properties, options))
+        return plain(mm2_model.clients(clusters, flows, properties, options))
     except mm2_model.MM2ConfigError as exc:
         raise AnsibleFilterError(str(exc))
 
@@ -71,7 +74,7 @@ def mm2_clients(clusters, flows, properties=None, options=None):
 def mm2_remote_topic(source, topic, policy="default", separator="."):
     """Return the remote topic name of ``topic`` replicated from cluster ``source``."""
     try:
-        return mm2_model.remote_topic(source, topic, policy, separator)
+        return naming.remote_topic(source, topic, policy, separator)
     except ValueError as exc:
         raise AnsibleFilterError(str(exc))
 
@@ -99,7 +102,7 @@ def mm2_inventory_broker_counts(clusters, hostvars, broker_hosts):
     for cluster in clusters or []:
         if not isinstance(cluster, dict) or "alias" not in cluster:
             continue
-        for server in mm2_model.as_list(cluster.get("bootstrap_servers")):
+        for server in as_list(cluster.get("bootstrap_servers")):
             if _hostport_host(server) in plans:
                 counts[str(cluster["alias"])] = plans[_hostport_host(server)]
                 break
@@ -114,7 +117,7 @@ def mm2_probe_targets(clusters, aliases):
             props = cluster.get("properties") or {}
             targets.append({
                 "name": "mirrormaker_clusters[%d] (alias %s)" % (idx, cluster["alias"]),
-                "bootstrap_servers": mm2_model.as_list(cluster.get("bootstrap_servers")),
+                "bootstrap_servers": as_list(cluster.get("bootstrap_servers")),
                 "security_protocol": str(props.get("security.protocol", "PLAINTEXT")).upper(),
             })
     return targets
@@ -122,7 +125,7 @@ def mm2_probe_targets(clusters, aliases):
 
 def mm2_escape(text, key=False):
     """Escape ``text`` as a Java-properties key (key=true) or value."""
-    return mm2_model.escape_key(text) if key else mm2_model.escape_value(text)
+    return escape_key(text) if key else escape_value(text)
 
 
 class FilterModule(object):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""Secret filters: thin wrappers over plugins/module_utils/secrets.py, the one rule.
+"""Secret filters: thin wrappers over plugins/module_utils/common/secrets.py, the one rule.
 
 ``kafka_has_secrets(obj)``
     True when a mapping/list/string holds a secret (use it for a task's ``no_log``).
@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
 
 
 def kafka_has_secrets(obj):

@@ -2,7 +2,7 @@
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """Status filters for playbooks/status.yml: the JMX exporters' text, parsed with prometheus-client
-on the controller, turned into Pulse's MM2 dashboard figures (plugins/module_utils/mm2_status.py).
+on the controller, turned into Pulse's MM2 dashboard figures (plugins/module_utils/mm2/status.py).
 
 ``mm2_status(scrapes)``
     ``[{"host": ..., "content": <exporter text>}, ...]`` -> per-flow and per-topic figures.
@@ -13,7 +13,7 @@ on the controller, turned into Pulse's MM2 dashboard figures (plugins/module_uti
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_status as model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import status as model
 
 try:
     from prometheus_client.parser import text_string_to_metric_families

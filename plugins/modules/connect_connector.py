@@ -38,7 +38,7 @@ description:
   - Secret values of O(config) and of the live configuration are never shown. The diff and the
     returned configuration show them as V(********), and every secret value is scrubbed from the
     whole result, the module arguments shown with C(-vvv) included. Which values are secret is
-    decided by the collection's one rule (C(plugins/module_utils/secrets.py), also behind the
+    decided by the collection's one rule (C(plugins/module_utils/common/secrets.py), also behind the
     P(kafkaops.mirrormaker.kafka_has_secrets#filter) filter).
   - A whole value that is a config provider reference, such as
     C(${file:/etc/kafka-connect/secrets/A-to-B.properties:source.cluster.ssl.truststore.password}),
@@ -273,8 +273,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import connect_rest, secrets
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import render_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.connect import rest as connect_rest
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import render_value
 
 STATES = ("present", "running", "paused", "stopped", "restarted", "absent")
 FAILED = "FAILED"

@@ -87,7 +87,9 @@ reads:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import connect_rest, mm2_connect
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.connect import rest as connect_rest
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 
 
 def main():

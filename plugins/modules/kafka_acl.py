@@ -189,9 +189,10 @@ acls:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls, kafka_client
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_acls import AclCallFailed
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import acls as kafka_acls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kafka_client
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.acls import AclCallFailed
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import Failed, error_text
 
 KAFKA_IMPORT_ERROR = None
 kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start

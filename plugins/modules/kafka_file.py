@@ -67,7 +67,7 @@ path:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import files
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import files
 
 
 def main():

@@ -183,9 +183,9 @@ isolation_level:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_groups import (
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kafka_client
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import Failed, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.groups import (
     ISOLATION_LEVELS,
     NotReady,
     read_groups,

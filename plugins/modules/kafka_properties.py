@@ -20,7 +20,7 @@ description:
   - The file is replaced atomically (a temporary file in the same directory, renamed over O(path)) and
     only when its content differs. The temporary file gets the final owner, group and mode before the
     rename, so the new content is never readable by more users than requested.
-  - Which values are secret is decided by the collection's one rule (C(plugins/module_utils/secrets.py),
+  - Which values are secret is decided by the collection's one rule (C(plugins/module_utils/common/secrets.py),
     also behind the P(kafkaops.mirrormaker.kafka_has_secrets#filter) filter) from the keys and values of
     both the current file and O(properties), not from which variable they came through. Secret values
     are shown as C(********) in the diff and scrubbed from the whole result, including the module
@@ -121,13 +121,10 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import files, secrets
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import (
-    escape_key,
-    escape_value,
-    parse_properties,
-    render_value,
-)
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import files
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_key, escape_value, parse_properties
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import render_value
 
 # Properties.load splits lines on \n, \r and \r\n only (str.splitlines knows more).
 _NATURAL_LINES = re.compile(r"\r\n|\r|\n")

@@ -181,12 +181,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import (
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.probe import (
     SECURITY_PROTOCOLS,
     check_cluster,
     parse_server,
 )
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import as_list
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list
 
 
 def normalise(clusters):

@@ -191,9 +191,9 @@ credentials:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram_admin as scram
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_client import Failed, error_text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kafka_client
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram_admin as scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import Failed, error_text
 
 KAFKA_IMPORT_ERROR = None
 kafka_version = None  # bound without kafka-python too: main hands it to kafka_client.start

@@ -12,7 +12,7 @@ description:
   - The mm2_smoke role's preflight. Checks the role's input, one message per fault naming the
     variable (C(mm2_smoke_records), C(mm2_smoke_timeouts.offsets), ...), and returns the plan its
     tasks render and run. The rules and derivations live in
-    C(plugins/module_utils/mm2_smoke_plan.py).
+    C(plugins/module_utils/mm2/smoke_plan.py).
   - The plan holds the smoke job's configuration (each cluster's client settings, with MirrorMaker
     2's Kerberos login as the job's JAAS line for a GSSAPI cluster without one; the flows; the
     checks, whose waits follow MirrorMaker 2's intervals unless given), the Kafka source jars found

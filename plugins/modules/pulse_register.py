@@ -318,7 +318,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import pulse_dialogue as dialogue
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.pulse import dialogue
 
 _ALGORITHM = "pbkdf2-hmac-sha256"
 _ITERATIONS = 100000

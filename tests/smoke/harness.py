@@ -2,7 +2,7 @@
 
 Real single-node KRaft brokers and real dedicated-mode MirrorMaker 2 on 127.0.0.1, from the lab
 archive (.cache/kafka/kafka_2.13-*.tgz), with mm2.properties rendered by
-plugins/module_utils/mm2_model.py (loaded by path). bench/mm2_throughput.py starts its brokers
+plugins/module_utils/mm2/model.py (loaded by path). bench/mm2_throughput.py starts its brokers
 with the same helpers. SparkCluster is a real Spark standalone cluster (one master, one worker) from
 pyspark's own jars, for the job as spark-submit runs it on a cluster.
 Lab.start_secured_broker starts a cluster with an authorizer and SASL/SCRAM users (kafka_acl's
@@ -10,7 +10,6 @@ tests, MirrorMaker 2 under a least-privilege principal), over TLS with ``tls=Tru
 """
 
 import base64
-import importlib.util
 import json
 import os
 import re
@@ -26,7 +25,6 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-MODEL = os.path.join(REPO, "plugins", "module_utils", "mm2_model.py")
 SMOKE_DIR = os.path.join(REPO, "smoke")
 
 # single-broker clusters need replication factor 1 everywhere
@@ -55,16 +53,9 @@ def log(msg):
     sys.stderr.flush()
 
 
-def load_model():
-    spec = importlib.util.spec_from_file_location("mm2_model_for_smoke_tests", MODEL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def load_connect():
-    """(mm2_model, mm2_connect) imported as the collection's own module_utils: mm2_connect imports
-    mm2_model through the collection path (the .collections link tests/unit/conftest.py makes)."""
+def _collection():
+    """Make the repository importable as ansible_collections.kafkaops.mirrormaker (the .collections
+    link tests/unit/conftest.py makes too)."""
     collections = os.path.join(REPO, ".collections")
     link = os.path.join(collections, "ansible_collections", "kafkaops", "mirrormaker")
     if not os.path.lexists(link):
@@ -72,8 +63,27 @@ def load_connect():
         os.symlink(REPO, link)
     if collections not in sys.path:
         sys.path.insert(0, collections)
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
-    return mm2_model, mm2_connect
+
+
+def load_model():
+    """The collection's MirrorMaker 2 flow model (module_utils/mm2/model.py)."""
+    _collection()
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model
+    return model
+
+
+def format_properties(props):
+    """``props`` as the lines of a Java properties file, written by the collection's own writer."""
+    _collection()
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import properties
+    return properties.format_properties(props)
+
+
+def load_connect():
+    """(mm2_model, mm2_connect): the collection's flow model and Connect plan."""
+    _collection()
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
+    return load_model(), mm2_connect
 
 
 def find_archive():
@@ -224,7 +234,7 @@ def secured_broker_props(path, data_dir, port, cport, admin, admin_password, ker
     gssapi = []
     if kerberos:
         load_connect()  # the collection's module_utils on sys.path
-        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos
+        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
         sasl = kafka_kerberos.sasl_listeners([{"name": "SASL_PLAINTEXT", "port": port, "protocol": "SASL_PLAINTEXT"}],
                                              {"name": "CONTROLLER", "port": cport, "protocol": "PLAINTEXT"},
                                              ["broker", "controller"], {"sasl.enabled.mechanisms": ",".join(mechanisms)})
@@ -264,7 +274,7 @@ def tls_broker_props(path, keystore, truststore):
     if left:
         raise RuntimeError("%s: settings of the SASL_PLAINTEXT listener left after the move to SASL_SSL: %s" % (path, left))
     load_connect()  # the collection's module_utils on sys.path
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_tls
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
     listeners = kafka_tls.tls_listeners([{"name": "SASL_SSL", "protocol": "SASL_SSL"}],
                                         {"name": "CONTROLLER", "protocol": "PLAINTEXT"}, ["broker", "controller"])
     # no key_password: Kafka reads an unencrypted PKCS#8 key from a PEM key store as it is
@@ -424,7 +434,7 @@ class Lab(object):
             issued = self.start_ca().issue("broker-" + name)
             tls_broker_props(props, issued["keystore"], self.ca.cert)
         load_connect()  # the collection's module_utils on sys.path
-        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
+        from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
         # the command line the kafka_broker role formats with: one home for --add-scram's syntax
         command = kafka_scram.format_command(self.bin("kafka-storage.sh"), cluster_id(), props, [
             {"name": user, "password": secret, "mechanism": SCRAM_MECHANISM} for user, secret in credentials.items()])
@@ -573,13 +583,12 @@ class Lab(object):
         role patched); wait as start_mm2 does.  Returns ``props``."""
         if self.mm2 is not None and self.mm2.poll() is None:
             raise RuntimeError("an MM2 process is already running")
-        model = load_model()
         self.mm2_count += 1
         d = os.path.join(self.tmp, "mm2-%d" % self.mm2_count)
         os.makedirs(d)
         path = os.path.join(d, "mm2.properties")
         with open(path, "w") as fh:
-            fh.write(model.format_properties(props) + "\n")
+            fh.write(format_properties(props) + "\n")
         env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
         self.mm2_dir = d
         self.mm2 = start_process([self.bin(script), path], os.path.join(d, "stdout.log"), env=env)

@@ -5,7 +5,7 @@ kafka-broker-api-versions.sh on the inter-broker listener. The secured lab's bro
 a SASL_PLAINTEXT client listener (SCRAM-SHA-512 with the admin as the inter-broker login, and
 GSSAPI as kafka/localhost from the lab KDC's keytab), so that probe needs the client file the
 role renders: this test reads the running broker's server.properties, builds the probe's client
-properties with plugins/module_utils/kafka_probe_config.py exactly as the role does (the probe
+properties with plugins/module_utils/kafka/probe_config.py exactly as the role does (the probe
 listener is the inter-broker listener), writes them as the --command-config and runs the lab's
 kafka-broker-api-versions.sh, with the probe's environment (krb5.conf for GSSAPI). It must list
 ``(id: 1 ``; without the file, or for GSSAPI without the krb5.conf, it must not.
@@ -20,7 +20,7 @@ import harness
 from jobtools import use_collection
 
 use_collection()
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as kafka_probe_config  # noqa: E402  pylint: disable=wrong-import-position
 
 EXPECT = "(id: 1 "
 # A probe that cannot log in keeps retrying; the role's wait would give up after its timeout, here

@@ -1,6 +1,6 @@
 """The disaster-recovery layout's checkpoint task beside an open transaction on its checkpoints
 topic, on the session's real brokers and a real Connect worker with exactly-once
-(harness.Lab.start_connect), connectors as plugins/module_utils/mm2_connect.py derives them.
+(harness.Lab.start_connect), connectors as plugins/module_utils/mm2/connect.py derives them.
 
 Under exactly-once every checkpoint task writes <source>.checkpoints.internal in transactions, and
 a new consumer group restarts the checkpoint tasks (docs/disaster_recovery.md). A restarted task
@@ -37,9 +37,9 @@ INTERVALS = {"refresh.topics.interval.seconds": 5, "refresh.groups.interval.seco
              "emit.checkpoints.interval.seconds": 2}
 # The window for a new group (docs/disaster_recovery.md): found within one group refresh,
 # checkpointed one emit interval after its task restarted, plus the margin for a loaded machine:
-# the wait the smoke job's offsets check is given (module_utils/mm2_smoke_plan.py).
+# the wait the smoke job's offsets check is given (module_utils/mm2/smoke_plan.py).
 harness.load_connect()  # the collection's module_utils on sys.path
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as mm2_smoke_plan  # noqa: E402
 
 BOUND = mm2_smoke_plan.timeouts(INTERVALS, {})["offsets"]
 

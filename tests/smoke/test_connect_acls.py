@@ -24,7 +24,8 @@ import harness
 from jobtools import use_collection
 
 use_collection()
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls, mm2_connect  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect  # noqa: E402
 from test_mm2_acls import AUTHZ, produce, toggle, values_on_b, wait  # noqa: E402  pylint: disable=wrong-import-position
 
 USER = "mm2c"

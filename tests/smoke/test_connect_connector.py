@@ -2,7 +2,7 @@
 from the lab's Kafka archive, next to the session's real broker B), run the way a user runs it:
 ansible-playbook on localhost with the collection found through <repo>/.collections.
 
-The connectors are the MirrorMaker 2 connectors of flow A->B as plugins/module_utils/mm2_connect.py
+The connectors are the MirrorMaker 2 connectors of flow A->B as plugins/module_utils/mm2/connect.py
 derives them from the flow model, for topics and groups ``connect-connector-test.*`` only (the
 session's dedicated MM2 copies ``mm2-smoke.*``; the two never meet).
 

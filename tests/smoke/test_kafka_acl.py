@@ -23,7 +23,7 @@ import harness
 from jobtools import run_ansible_module, use_collection
 
 use_collection()
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import acls as kafka_acls  # noqa: E402
 
 HOST = socket.gethostname()
 MODULE = "kafkaops.mirrormaker.kafka_acl"

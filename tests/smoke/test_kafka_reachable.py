@@ -30,7 +30,7 @@ if not os.path.lexists(LINK):  # made by scripts/bootstrap.sh; as in tests/unit/
 if COLLECTIONS not in sys.path:
     sys.path.insert(0, COLLECTIONS)
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import check_cluster  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.probe import check_cluster  # noqa: E402
 
 HOST = socket.gethostname()
 

@@ -38,7 +38,7 @@ def collection():
     """(kafka_scram, the kafka filters) as the collection's own modules (the .collections link)."""
     harness.load_connect()
     from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filters
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
     return kafka_scram, kafka_filters
 
 

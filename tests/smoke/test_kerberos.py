@@ -32,7 +32,7 @@ from jobtools import use_collection
 from test_mm2_acls import AUTHZ, produce, values_on_b, wait
 
 use_collection()
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls  # noqa: E402  pylint: disable=wrong-import-position
 
 USER = "mm2k"
 PRINCIPAL = "User:" + USER

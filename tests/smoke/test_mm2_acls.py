@@ -32,7 +32,7 @@ import harness
 from jobtools import run_job, use_collection
 
 use_collection()
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls  # noqa: E402
 
 USER = "mm2"
 PRINCIPAL = "User:" + USER

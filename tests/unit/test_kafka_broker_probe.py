@@ -2,7 +2,7 @@
 """The health probe on a secured listener, through the role itself, run by ansible-playbook on localhost.
 
 The configure tasks write probe.properties (the broker's own login on the probe listener,
-plugins/module_utils/kafka_probe_config.py) into a temporary directory, and the service record
+plugins/module_utils/kafka/probe_config.py) into a temporary directory, and the service record
 the shared health wait reads (__kafka_broker_service) is written next to it, so the test sees the
 file's keys (read back by java.util.Properties, as the probe's Java tool reads it), its owner and
 mode, the probe's command line and environment, that no password or keytab byte reaches the output

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 import local_playbook
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import parse_properties
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GROUP_VARS = os.path.join(REPO, "inventories", "pulse_example", "group_vars", "mirrormakers.yml")
@@ -122,7 +123,7 @@ def test_rendered_file_shape(rendered):
 
 
 def test_matches_page_key_for_key(rendered):
-    parsed = mm2_model.parse_properties(rendered)
+    parsed = parse_properties(rendered)
     assert sorted(parsed) == sorted(expected())
     assert normalise(parsed) == normalise(expected())
 
@@ -131,7 +132,7 @@ def test_java_reads_the_same(rendered, tmp_path, java_load):
     path = tmp_path / "mm2.properties"
     path.write_text(rendered, encoding="ascii")
     (java_props,) = java_load([str(path)])
-    assert java_props == dict(mm2_model.parse_properties(rendered))
+    assert java_props == dict(parse_properties(rendered))
     assert java_props["topics.exclude"] == r".*[\-\.]internal,.*\.replica,__consumer_offsets"
 
 

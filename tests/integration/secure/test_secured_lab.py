@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, hosts_of, kafka, node, produce, targets, unique, wait_until
 
 sys.path.insert(0, str(REPO / ".collections"))
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls  # noqa: E402
 
 testinfra_hosts = targets("mirrormakers")[:1]
 

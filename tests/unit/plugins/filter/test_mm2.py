@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/mm2_model.py and plugins/filter/mm2.py."""
+"""Unit tests for plugins/module_utils/mm2/model.py and plugins/filter/mm2.py."""
 
 from __future__ import annotations
 
@@ -14,12 +14,15 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import mm2 as mm2_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model as m
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import properties as jp
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import values
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as m
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FILTERS = mm2_filter.FilterModule().filters()
-DEFAULT = m.DEFAULT_POLICY
-IDENTITY = m.IDENTITY_POLICY
+DEFAULT = naming.DEFAULT_POLICY
+IDENTITY = naming.IDENTITY_POLICY
 
 
 def base():
@@ -95,7 +98,7 @@ def test_properties_happy_path_exact_order():
     (["a", "b", 1, True], "a,b,1,true"), ((), ""),
 ])
 def test_render_value(value, expected):
-    assert m.render_value(value) == expected
+    assert values.render_value(value) == expected
 
 
 def test_omitted_topics_not_rendered_and_empty_list_means_unset():
@@ -312,7 +315,7 @@ def test_deterministic_with_shuffled_input():
         args = [_shuffled(x, rnd) for x in (clusters, flows, props, opts)]
         again = FILTERS["mm2_properties"](*args)
         assert list(again.items()) == list(reference.items())
-        assert m.format_properties(again) == m.format_properties(reference)
+        assert jp.format_properties(again) == jp.format_properties(reference)
 
 
 # -------------------------------------------------------------- refusals
@@ -546,15 +549,15 @@ TRICKY = OrderedDict([
 
 
 def test_escape_roundtrip_python_parser():
-    text = m.format_properties(TRICKY)
+    text = jp.format_properties(TRICKY)
     assert text.isascii()
-    assert dict(m.parse_properties(text)) == dict(TRICKY)
+    assert dict(jp.parse_properties(text)) == dict(TRICKY)
 
 
 def test_escape_examples():
-    assert m.escape_value(r".*[\-\.]internal") == r".*[\\-\\.]internal"
-    assert m.escape_key("A->B.enabled") == "A->B.enabled"
-    assert m.escape_value("host:9092,host2:9092") == "host:9092,host2:9092"
+    assert jp.escape_value(r".*[\-\.]internal") == r".*[\\-\\.]internal"
+    assert jp.escape_key("A->B.enabled") == "A->B.enabled"
+    assert jp.escape_value("host:9092,host2:9092") == "host:9092,host2:9092"
     assert FILTERS["mm2_escape"]("a b", key=True) == "a\\ b"
 
 
@@ -585,7 +588,7 @@ JAVA_EDGE_CASES = "\n".join([
 
 def test_python_parser_matches_java(tmp_path, java_load):
     rendered = tmp_path / "rendered.properties"
-    rendered.write_text(m.format_properties(TRICKY) + "\n", encoding="ascii")
+    rendered.write_text(jp.format_properties(TRICKY) + "\n", encoding="ascii")
     edge = tmp_path / "edge.properties"
     edge.write_bytes(JAVA_EDGE_CASES.encode("ascii"))
     page = tmp_path / "page_raw.properties"
@@ -595,12 +598,12 @@ def test_python_parser_matches_java(tmp_path, java_load):
     # 1. what we render is read back by Java exactly as configured
     assert j_rendered == dict(TRICKY)
     # 2. the Python parser implements Properties.load semantics
-    assert dict(m.parse_properties(edge.read_text(encoding="ascii"))) == j_edge
-    assert dict(m.parse_properties(rendered.read_text(encoding="ascii"))) == j_rendered
+    assert dict(jp.parse_properties(edge.read_text(encoding="ascii"))) == j_edge
+    assert dict(jp.parse_properties(rendered.read_text(encoding="ascii"))) == j_rendered
     assert j_edge["cont"] == "first second third" and j_edge["dup"] == "2"
     # 3. finding: the page's raw regexes lose their backslashes when Java loads them
     assert j_page["topics.blacklist"] == ".*[-.]internal, .*.replica, __consumer_offsets"
-    assert dict(m.parse_properties(page.read_text(encoding="ascii"))) == j_page
+    assert dict(jp.parse_properties(page.read_text(encoding="ascii"))) == j_page
 
 
 def test_raw_page_regex_meaning_changes():
@@ -612,7 +615,7 @@ def test_raw_page_regex_meaning_changes():
 
 def test_parser_malformed_unicode():
     with pytest.raises(ValueError, match="Malformed"):
-        m.parse_properties("k=\\u12G4")
+        jp.parse_properties("k=\\u12G4")
 
 
 # ------------------------------------------------------------ plugin docs
@@ -675,7 +678,7 @@ def test_worker_properties_refuse_client_keys():
 
 def test_plain_turns_nested_ordered_dicts_and_tuples_into_dicts_and_lists():
     nested = OrderedDict([("a", OrderedDict([("b", (1, OrderedDict([("c", 2)])))]))])
-    result = m.plain(nested)
+    result = values.plain(nested)
     assert result == {"a": {"b": [1, {"c": 2}]}}
     assert not isinstance(result, OrderedDict) and not isinstance(result["a"], OrderedDict)
     assert isinstance(result["a"]["b"], list) and not isinstance(result["a"]["b"][1], OrderedDict)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from kafka import errors as kafka_errors
 from kafka import admin as kafka_admin
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import acls as kafka_acls
 
 _ANY = ("ANY",)
 

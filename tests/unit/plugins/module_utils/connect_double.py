@@ -2,7 +2,7 @@
 """ConnectDouble: a TEST DOUBLE of a Kafka Connect worker's REST API, not Kafka Connect.
 
 An in-memory table of connectors behind a real HTTP server on 127.0.0.1, answering the requests
-plugins/module_utils/connect_rest.py sends. The status codes, the 404 messages and the 400 for a
+plugins/module_utils/connect/rest.py sends. The status codes, the 404 messages and the 400 for a
 config naming another connector are those a Kafka 4.3.1 worker gave in the smoke lab; the 401 and
 409 bodies only have Connect's shape ({"error_code", "message"}). It is used
 only for what a real worker cannot be made to do on demand: answer 409 (a rebalance), 401, or

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""plugins/module_utils/connect_rest.py: the REST client against connect_double (a TEST DOUBLE of
+"""plugins/module_utils/connect/rest.py: the REST client against connect_double (a TEST DOUBLE of
 a Connect worker's REST API, for what a real one cannot be made to do on demand: 409s, 401, a
 silent server) and the pure helpers. The client against a real worker: tests/smoke/test_connect_connector.py.
 """
@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import connect_rest as rest
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.connect import rest
 from connect_double import ConnectDouble
 
 CONFIG = {"connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector", "tasks.max": "1"}

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""module_utils/kafka_acls.py: bindings checked and normalised (every refusal names acls[i].<key>),
+"""module_utils/kafka/acls.py: bindings checked and normalised (every refusal names acls[i].<key>),
 what to create and delete (exclusive touches only the principal/resource pairs named), the text of
 a binding, kafka-python's types both ways, the calls against acl_admin_double (a TEST DOUBLE of
 KafkaAdminClient's ACL calls) and the failure messages.  Against a real broker with an authorizer:
@@ -16,7 +16,7 @@ import pytest
 from kafka import admin as kafka_admin
 from kafka import errors as kafka_errors
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls as ka
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import acls as ka
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from acl_admin_double import AclAdminDouble  # noqa: E402
@@ -246,7 +246,7 @@ def test_principal_filter_matches_any_resource_host_and_operation():
 
 def test_no_kafka_python_needed_to_import():
     code = ("import sys; sys.modules['kafka'] = None; sys.path.insert(0, %r)\n"
-            "from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_acls, kafka_client\n"
+            "from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import acls as kafka_acls, client as kafka_client\n"
             "print(kafka_acls.normalise([{'principal': 'User:a', 'operation': 'READ', 'resource_type': 'TOPIC', "
             "'resource_name': 't'}])[1])" % COLLECTIONS)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)

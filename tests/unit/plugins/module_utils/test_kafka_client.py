@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""module_utils/kafka_client.py, the connection options kafka_group_offsets_info and kafka_acl share:
+"""module_utils/kafka/client.py, the connection options kafka_group_offsets_info and kafka_acl share:
 client_properties mapped to kafka-python's keywords (one message per refused key), GSSAPI and its
 library, who the cluster takes the caller for, bootstrap_servers, the secrets kept masked, retries
 within the timeout (clock_double, a TEST DOUBLE of the clock), the reason kafka-python logged,
@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client as kc
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kc
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clock_double import Clock  # noqa: E402

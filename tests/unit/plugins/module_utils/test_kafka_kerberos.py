@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/kafka_kerberos.py: the broker's Kerberos login and its refusals.
+"""Unit tests for plugins/module_utils/kafka/kerberos.py: the broker's Kerberos login and its refusals.
 
 tests/unit/test_kafka_broker_kerberos.py runs the same rules through the role's preflight and
 renders what the role writes.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos as kk
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kk
 
 PRINCIPAL = "kafka/broker1.example.com@EXAMPLE.COM"
 KEYTAB = "/etc/kafka/kafka.keytab"

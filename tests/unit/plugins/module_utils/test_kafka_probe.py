@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import check_cluster, parse_server, probe
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe as kafka_probe
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.probe import check_cluster, parse_server, probe
 
 # What a Kafka 4.3.1 broker answered (recorded from the lab archive's broker) to an ApiVersions
 # v5 request, one version above its v0-v4: correlation id 8, error_code 35 UNSUPPORTED_VERSION,

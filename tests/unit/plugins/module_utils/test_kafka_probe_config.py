@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/kafka_probe_config.py: the health probe logs in as the broker does.
+"""Unit tests for plugins/module_utils/kafka/probe_config.py: the health probe logs in as the broker does.
 
 tests/unit/test_kafka_broker_probe.py renders probe.properties through the role, and
 tests/smoke/test_broker_probe.py runs kafka-broker-api-versions.sh with these settings against a
@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_kerberos
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_probe_config as kpc
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_tls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as kpc
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
 
 SECRET = "adm1n-s3cret"
 SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="%s";' % SECRET

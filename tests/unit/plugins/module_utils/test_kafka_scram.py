@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/kafka_scram.py: the format command line and its refusals.
+"""Unit tests for plugins/module_utils/kafka/scram.py: the format command line and its refusals.
 
 ``kafka_reads`` below is a port of what Kafka's ScramParser does with one ``--add-scram`` argument
 (ScramParser.parsePerMechanismArgument, PerMechanismData(mechanism, configString),
@@ -13,7 +13,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram as ks
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as ks
 
 
 def kafka_reads(argument):

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/kafka_scram_admin.py: the plan, the requests it takes, the
+"""Unit tests for plugins/module_utils/kafka/scram_admin.py: the plan, the requests it takes, the
 messages; and the Admin API's relaxation of kafka_scram's rules.  The calls run against
 scram_admin_double, a TEST DOUBLE of kafka-python's two SCRAM calls."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from kafka import admin as kafka_admin
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram_admin as ksa
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram_admin as ksa
 
 from scram_admin_double import ScramAdminDouble
 

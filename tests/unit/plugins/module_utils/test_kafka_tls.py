@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/kafka_tls.py: the broker's TLS properties and their refusals.
+"""Unit tests for plugins/module_utils/kafka/tls.py: the broker's TLS properties and their refusals.
 
 tests/unit/test_kafka_broker_tls.py runs the same rules through the role's preflight, renders what
 the role writes and proves with a real key pair that the rendered stores serve TLS.
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import kafka as kafka_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_tls as kt
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kt
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 KEYSTORE = "/etc/kafka/tls/keystore.pem"

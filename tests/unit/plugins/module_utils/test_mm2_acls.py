@@ -13,7 +13,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_acls, mm2_connect
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 MM2 = "User:mm2"
@@ -294,7 +296,7 @@ def test_table_groups_operations_per_resource():
 
 def test_filters_take_what_the_roles_hold():
     from ansible_collections.kafkaops.mirrormaker.plugins.filter.acls import FilterModule
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
     filters = FilterModule().filters()
     clusters = [{"alias": "A", "bootstrap_servers": ["a1:9092"]}, {"alias": "B", "bootstrap_servers": ["b1:9092"]}]
     props = mm2_model.build_properties(clusters, [{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],

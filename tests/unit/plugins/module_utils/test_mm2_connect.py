@@ -9,7 +9,10 @@ import sys
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_connect, mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clock_double import Clock  # noqa: E402
@@ -54,7 +57,7 @@ def test_source_and_checkpoint_connectors_from_the_flow_model():
     assert result["errors"] == []
     assert list(result["connectors"]) == ["A-to-B-MirrorSourceConnector", "A-to-B-MirrorCheckpointConnector"]
     src = result["connectors"]["A-to-B-MirrorSourceConnector"]
-    assert src["replication.policy.class"] == mm2_model.IDENTITY_POLICY
+    assert src["replication.policy.class"] == naming.IDENTITY_POLICY
     assert (src["source.cluster.alias"], src["target.cluster.alias"]) == ("A", "B")
     assert src["source.cluster.bootstrap.servers"] == "a1:9092,a2:9092"
     assert src["offset-syncs.topic.location"] == "target"
@@ -108,7 +111,7 @@ def test_worker_properties_of_the_layout():
 
 @pytest.mark.parametrize("overrides, fragment", [
     ({"MirrorCheckpointConnector": {"offset-syncs.topic.location": "source"}}, "'offset-syncs.topic.location'"),
-    ({"MirrorCheckpointConnector": {"replication.policy.class": mm2_model.DEFAULT_POLICY}}, "'replication.policy.class'"),
+    ({"MirrorCheckpointConnector": {"replication.policy.class": naming.DEFAULT_POLICY}}, "'replication.policy.class'"),
     ({"MirrorSourceConnector": {"replication.policy.separator": "_"}}, "'replication.policy.separator'"),
     ({"MirrorSourceConnector": {"topics": "other"}}, "'topics'"),
     ({"MirrorSourceConnector": {"transaction.boundary": "connector"}}, "transaction.boundary='connector'"),

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""module_utils/mm2_smoke_plan.py: the mm2_smoke role's refusals (one message per fault, naming the
+"""module_utils/mm2/smoke_plan.py: the mm2_smoke role's refusals (one message per fault, naming the
 variable), the checks' waits derived from MirrorMaker 2's intervals, the job's Kerberos login, and the
 job's configuration. Through the role, on a dry run: tests/golden (the smoke job's configuration);
 against real brokers: tests/smoke/test_role.py."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_smoke_plan as sp
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as sp
 
 JARS = "/srv/jars"
 KAFKA_JAR = "spark-sql-kafka-0-10_2.13-4.2.0.jar"

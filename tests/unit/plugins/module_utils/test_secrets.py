@@ -1,12 +1,12 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/secrets.py (the one secrets rule) and its filters."""
+"""Unit tests for plugins/module_utils/common/secrets.py (the one secrets rule) and its filters."""
 
 from __future__ import annotations
 
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import secrets as secrets_filter
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets as s
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets as s
 
 SECRET_KEYS = [
     "ssl.keystore.password",

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
-"""module_utils/values.py: the coercions the roles' checks share."""
+"""module_utils/common/values.py: the coercions the roles' checks share."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import values
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import values
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.modules import connect_connector as cc
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import MASK
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.secrets import MASK
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 MODULE = os.path.join(REPO, "plugins", "modules", "connect_connector.py")

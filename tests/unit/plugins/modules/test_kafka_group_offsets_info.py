@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""kafka_group_offsets_info: the pure logic of module_utils/kafka_groups.py and the module's input checks.
+"""kafka_group_offsets_info: the pure logic of module_utils/kafka/groups.py and the module's input checks.
 
 The admin client and the consumer are test doubles (FakeAdmin, FakeConsumer) that answer with
 kafka-python 3.x's shapes, used only for what a real broker cannot show cheaply: the arithmetic,
@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client as kc
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_groups as kg
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kc
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import groups as kg
 from ansible_collections.kafkaops.mirrormaker.plugins.modules import kafka_group_offsets_info as module
 
 # kafka.structs' namedtuples, with their field names (kafka-python is not needed to run these tests)

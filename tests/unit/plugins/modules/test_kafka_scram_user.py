@@ -17,7 +17,7 @@ import sys
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_client
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import client as kafka_client
 from ansible_collections.kafkaops.mirrormaker.plugins.modules import kafka_scram_user as module
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "module_utils"))

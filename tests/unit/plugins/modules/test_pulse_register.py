@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import pulse_dialogue as dialogue
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.pulse import dialogue
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 MODULE = os.path.join(REPO, "plugins", "modules", "pulse_register.py")

@@ -51,7 +51,8 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 LAYOUTS = ("dedicated", "connect")
 WILDCARD_KINDS = ("topics", "groups")
@@ -197,9 +198,9 @@ def _patterns(pair, kind, var, allow_wildcard, errors):
 def _remote(pair, pattern):
     """The remote topic pattern on the target for a source topic pattern."""
     pattern_type, name = pattern
-    policy = pair.get("replication.policy.class", mm2_model.DEFAULT_POLICY)
+    policy = pair.get("replication.policy.class", naming.DEFAULT_POLICY)
     separator = pair.get("replication.policy.separator", ".")
-    prefix = mm2_model.remote_topic_prefix(pair.source, policy, separator)
+    prefix = naming.remote_topic_prefix(pair.source, policy, separator)
     if name == "*":
         return ("PREFIXED", prefix) if prefix else ("LITERAL", "*")
     return (pattern_type, prefix + name)
@@ -209,7 +210,7 @@ def _internal(pair):
     separator = pair.get("replication.policy.separator", ".")
     internal_sep = pair.flag("replication.policy.internal.topic.separator.enabled", True)
     location = (pair.get("offset-syncs.topic.location", "source") or "source").strip().lower()
-    return location, mm2_model.internal_topics(pair.source, pair.target, separator, internal_sep, location)
+    return location, naming.internal_topics(pair.source, pair.target, separator, internal_sep, location)
 
 
 def _flow_bindings(acls, pair, var, allow_wildcard, errors):
@@ -366,8 +367,8 @@ def derive(pairs, principals, allow_wildcard=(), principals_var="mm2_acls_princi
     acls = _Acls(principal_map)
     for pair in pairs:
         if pair.enabled:
-            policy = pair.get("replication.policy.class", mm2_model.DEFAULT_POLICY)
-            if mm2_model.remote_topic_prefix(pair.source, policy, ".") is None:
+            policy = pair.get("replication.policy.class", naming.DEFAULT_POLICY)
+            if naming.remote_topic_prefix(pair.source, policy, ".") is None:
                 errors.append("%s: flow %s->%s uses replication policy %s, whose remote topic names cannot be "
                               "predicted; no ACL can be derived" % (flows_var, pair.source, pair.target, policy))
                 continue

@@ -39,8 +39,9 @@ import re
 import time
 from collections import OrderedDict
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import mm2_model
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import is_provider_reference, is_secret_key, is_secret_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain, render_value, unknown_key_message
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.secrets import is_provider_reference, is_secret_key, is_secret_value
 
 MIRROR_PACKAGE = "org.apache.kafka.connect.mirror."
 CONNECTOR_KINDS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
@@ -132,13 +133,13 @@ def worker_properties(target_client, cluster_names, rest, exactly_once, defaults
     for key, value in target_client.get("properties", {}).items():
         if CLIENT_KEY.match(key):
             for prefix in ("", "producer.", "consumer.", "admin."):
-                out[prefix + key] = mm2_model.render_value(value)
+                out[prefix + key] = render_value(value)
     for layer in (defaults or {}, extra or {}):
         for key, value in layer.items():
             if value is None:
                 out.pop(key, None)
             else:
-                out[key] = mm2_model.render_value(value)
+                out[key] = render_value(value)
     return OrderedDict((k, out[k]) for k in sorted(out))
 
 
@@ -167,7 +168,7 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
     for scope in (model.global_props, model.flow_defaults, flow["properties"], flow["fields"]):
         for key, value in scope.items():
             if not WORKER_KEYS.match(key):
-                base[key] = mm2_model.render_value(value)
+                base[key] = render_value(value)
     base["replication.policy.class"] = flow["policy"]
     for key, value in list(RF_DEFAULTS.items()) + list(LAYOUT_DEFAULTS.items()):
         base.setdefault(key, value)
@@ -178,7 +179,7 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
         base["%s.cluster.bootstrap.servers" % end] = ",".join(cluster["bootstrap_servers"])
         for key, value in cluster["properties"].items():
             if not WORKER_KEYS.match(key):
-                base["%s.cluster.%s" % (end, key)] = mm2_model.render_value(value)
+                base["%s.cluster.%s" % (end, key)] = render_value(value)
     overrides = overrides or {}
     result = OrderedDict()
     kinds = CONNECTOR_KINDS if heartbeat else CONNECTOR_KINDS[:2]
@@ -199,7 +200,7 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
             if value is None:
                 config.pop(key, None)
             else:
-                config[str(key)] = mm2_model.render_value(value)
+                config[str(key)] = render_value(value)
         result[connector_name(source, target, kind)] = OrderedDict((k, config[k]) for k in sorted(config))
     return result
 
@@ -316,7 +317,7 @@ def plan(clusters, flows, properties, options, source, target, settings):
                                 % (flow["path"], flow["name"]))
         return result
     effective = [f for f in model.effective_flows() if f["name"] == flow["name"]][0]
-    result["flow"] = mm2_model.plain(effective)
+    result["flow"] = plain(effective)
     result["names"] = names(source, target, settings.get("group_id", ""), settings.get("topic_prefix", ""))
     worker = worker_properties(model.clients()[target], result["names"], settings["rest"],
                                model.exactly_once, settings.get("worker_defaults"),
@@ -326,7 +327,7 @@ def plan(clusters, flows, properties, options, source, target, settings):
     overrides_var = settings.get("overrides_var", "connect_connector_properties")
     for kind in overrides:
         if kind not in CONNECTOR_KINDS:
-            result["errors"].append(mm2_model.unknown_key_message(overrides_var, kind, CONNECTOR_KINDS))
+            result["errors"].append(unknown_key_message(overrides_var, kind, CONNECTOR_KINDS))
     configs = connectors(model, source, target, heartbeat=effective["emit_heartbeats"], overrides=overrides)
     worker_eos = worker.get("exactly.once.source.support") == "enabled"
     result["errors"].extend(check_connectors(configs, worker_eos, overrides_var,

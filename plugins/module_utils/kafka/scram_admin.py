@@ -27,7 +27,7 @@ from __future__ import annotations
 import collections
 import re
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import kafka_scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 
 KEYS = ("name", "password", "mechanism", "iterations", "state")
 STATES = ("present", "absent")

@@ -40,8 +40,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_scram import offered_mechanisms
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import text as _text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.scram import offered_mechanisms
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import text as _text
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 GSSAPI = "GSSAPI"

@@ -37,7 +37,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import settings as _settings, text as _text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings as _settings, text as _text
 
 VARIABLE = "kafka_broker_tls"
 PROPERTIES_VARIABLE = "kafka_broker_properties"

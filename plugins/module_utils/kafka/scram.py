@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import as_list
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import text as _text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import text as _text
 
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 DEFAULT_MECHANISM = "SCRAM-SHA-512"

@@ -34,7 +34,7 @@ import struct
 import threading
 import time
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import HOSTPORT_RE
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.rules import HOSTPORT_RE
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 TLS_PROTOCOLS = ("SSL", "SASL_SSL")

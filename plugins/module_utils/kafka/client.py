@@ -32,15 +32,15 @@ import time
 import traceback
 
 from ansible.module_utils.basic import missing_required_lib
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_probe import (
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.probe import (
     SECURITY_PROTOCOLS,
     TLS_PROTOCOLS,
     check_cluster,
     parse_server,
     seconds_text,
 )
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import as_list
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.secrets import secret_values
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.secrets import secret_values
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # The mechanisms kafka-python authenticates with from a user name and a password alone.

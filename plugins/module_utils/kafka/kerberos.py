@@ -32,8 +32,8 @@ import os
 import re
 from collections.abc import Mapping
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka_scram import offered_mechanisms
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import settings as _settings, text as _text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.scram import offered_mechanisms
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings as _settings, text as _text
 
 VARIABLE = "kafka_broker_kerberos"
 KEYS = ("principal", "keytab_src", "realm", "service_name", "krb5_conf")

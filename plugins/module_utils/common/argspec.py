@@ -18,8 +18,8 @@ from ansible.module_utils.common.validation import (
     check_type_bool, check_type_dict, check_type_float, check_type_int, check_type_list, check_type_path,
     check_type_raw, check_type_str,
 )
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2_model import unknown_key_message
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import unknown_key_message
 
 _CHECKS = {
     "str": lambda v: check_type_str(v, allow_conversion=False),

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import re
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils import secrets
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.values import as_int
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_int
 
 MODES = ("smoke", "reconcile")
 # The job's checks (smoke/mm2_smoke/config.py ALL_CHECKS).

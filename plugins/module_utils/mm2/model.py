@@ -8,10 +8,11 @@ One model of the role variables (``mirrormaker_clusters``, ``mirrormaker_flows``
 shared by:
 
 * the dedicated-mode role (``build_properties`` -> mm2.properties, through
-  ``escape_key``/``escape_value`` for Java-properties syntax);
+  ``common/properties.py`` for Java-properties syntax);
 * a Connect-cluster layout and ACL derivation (``effective_flows``);
-* a PySpark smoke job (``effective_flows``, ``remote_topic``; this file can be loaded
-  by path with importlib, it imports only the standard library).
+* the smoke role's plan (``effective_flows``; remote names from ``mm2/naming.py``).
+
+Standard library only, besides the collection's own ``common`` and ``mm2/naming``.
 
 Every check returns messages that name the variable path at fault, e.g.
 ``mirrormaker_flows[1].target: unknown cluster alias 'C' (known: A, B)``.
@@ -36,14 +37,13 @@ Facts the model relies on (Apache Kafka sources, ``connect/mirror``):
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
 
-DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
-IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
-POLICY_ALIASES = {"default": DEFAULT_POLICY, "identity": IDENTITY_POLICY}
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.rules import HOSTPORT_RE
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, fmt as _fmt, is_list as _is_list, render_value, typename as _typename, unknown_key_message
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2.naming import DEFAULT_POLICY, IDENTITY_POLICY, POLICY_ALIASES, internal_topics, policy_alias, policy_class, remote_topic_prefix
 
 # MM2 built-in defaults (MirrorSourceConfig / MirrorCheckpointConfig, Kafka 3.x).
 MM2_DEFAULTS = {
@@ -93,7 +93,6 @@ RESERVED_GLOBAL_KEYS = {
 # Letters, digits, '_' and '-'; not ending in '-' (so "A-" + "->" never reads "A-->").
 ALIAS_RE = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?$")
 JAVA_CLASS_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
-HOSTPORT_RE = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[^\s,:\[\]]+):\d{1,5}$")
 
 REGEX_NOTE = "checked with Python re, an approximation of java.util.regex"
 
@@ -104,266 +103,6 @@ class MM2ConfigError(ValueError):
     def __init__(self, errors):
         self.errors = list(errors)
         super().__init__("invalid MirrorMaker 2 configuration:\n  " + "\n  ".join(self.errors))
-
-
-# --------------------------------------------------------------------------- values
-
-
-def _is_list(value):
-    return isinstance(value, (list, tuple))
-
-
-def plain(value):
-    """value with every OrderedDict and tuple, nested too, made a plain dict or list: what Ansible
-    hands on to templates and shows in results."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
-
-
-def render_value(value):
-    """Render a YAML value as an MM2 property string.
-
-    bool -> true/false, list -> comma-joined items, numbers -> str, None -> ''.
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if _is_list(value):
-        return ",".join(render_value(v) for v in value)
-    if isinstance(value, Mapping):
-        raise TypeError("nested mappings cannot be rendered as a property value")
-    return str(value)
-
-
-def as_list(value):
-    """Normalise a list or comma string into a list of stripped, non-empty strings."""
-    if value is None:
-        return []
-    if _is_list(value):
-        items = []
-        for item in value:
-            items.extend(as_list(item) if _is_list(item) else [render_value(item).strip()])
-        return [i for i in items if i != ""]
-    return [i.strip() for i in render_value(value).split(",") if i.strip() != ""]
-
-
-def _typename(value):
-    return type(value).__name__
-
-
-def _fmt(value):
-    return repr(value) if isinstance(value, str) else str(value)
-
-
-def unknown_key_message(path, key, known):
-    """One refusal for a key the structure does not have, with the closest known key.
-
-    An ignored typo would widen what MM2 does (a misspelt topic filter mirrors every topic),
-    so unknown keys are errors, never warnings.
-    """
-    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
-    hint = ("did you mean %r?" % close[0]) if close else "known keys: %s" % ", ".join(sorted(known))
-    return "%s.%s: unknown key; %s" % (path, key, hint)
-
-
-# ------------------------------------------------------------ Java properties syntax
-
-
-def _escape(text, is_key):
-    out = []
-    for idx, ch in enumerate(text):
-        code = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == " ":
-            out.append("\\ " if (is_key or idx == 0) else " ")
-        elif is_key and ch in "=:":
-            out.append("\\" + ch)
-        elif idx == 0 and ch in "#!":
-            out.append("\\" + ch)
-        elif code < 0x20 or code > 0x7E:
-            # Kafka loads the file with Properties.load(InputStream): ISO-8859-1.
-            if code > 0xFFFF:
-                code -= 0x10000
-                out.append("\\u%04X\\u%04X" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)))
-            else:
-                out.append("\\u%04X" % code)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def escape_key(text):
-    """Escape a key so java.util.Properties.load reads it back unchanged."""
-    return _escape(render_value(text), True)
-
-
-def escape_value(text):
-    """Escape a value so java.util.Properties.load reads it back unchanged.
-
-    Backslashes are doubled (a regex ``.*[\\-\\.]internal`` is written
-    ``.*[\\\\-\\\\.]internal``), a leading blank and control/non-ASCII characters are
-    escaped; ``:`` and ``=`` are left readable (only the first separator counts).
-    """
-    return _escape(render_value(text), False)
-
-
-def format_properties(props):
-    """Return ``key=value`` lines (no trailing newline) for an ordered mapping."""
-    return "\n".join("%s=%s" % (escape_key(k), escape_value(v)) for k, v in props.items())
-
-
-_WS = " \t\f"
-
-
-def _unescape(text):
-    out = []
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        i += 1
-        if ch != "\\":
-            out.append(ch)
-            continue
-        if i >= n:
-            break
-        ch = text[i]
-        i += 1
-        if ch == "u":
-            digits = text[i:i + 4]
-            if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise ValueError("Malformed \\uxxxx encoding.")
-            out.append(chr(int(digits, 16)))
-            i += 4
-        else:
-            out.append({"t": "\t", "r": "\r", "n": "\n", "f": "\f"}.get(ch, ch))
-    # Join UTF-16 surrogate pairs the way a Java String would present them.
-    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
-
-
-def _logical_lines(text):
-    natural = re.split(r"\r\n|\r|\n", text)
-    i = 0
-    while i < len(natural):
-        line = natural[i].lstrip(_WS)
-        i += 1
-        if not line or line[0] in "#!":
-            continue
-        while True:
-            trailing = len(line) - len(line.rstrip("\\"))
-            if trailing % 2 == 0:
-                break
-            line = line[:-1]
-            if i >= len(natural):
-                break
-            line += natural[i].lstrip(_WS)
-            i += 1
-        yield line
-
-
-def parse_properties(text):
-    """Parse Java-properties text with java.util.Properties.load semantics.
-
-    Returns an OrderedDict (later duplicates win, as in Java).  Tested against the JDK.
-    """
-    result = OrderedDict()
-    for line in _logical_lines(text):
-        key_len = 0
-        value_start = len(line)
-        has_sep = False
-        preceding_bs = False
-        while key_len < len(line):
-            ch = line[key_len]
-            if ch in "=:" and not preceding_bs:
-                value_start = key_len + 1
-                has_sep = True
-                break
-            if ch in _WS and not preceding_bs:
-                value_start = key_len + 1
-                break
-            preceding_bs = (not preceding_bs) if ch == "\\" else False
-            key_len += 1
-        while value_start < len(line):
-            ch = line[value_start]
-            if ch not in _WS:
-                if not has_sep and ch in "=:":
-                    has_sep = True
-                else:
-                    break
-            value_start += 1
-        result[_unescape(line[:key_len])] = _unescape(line[value_start:])
-    return result
-
-
-# ------------------------------------------------------------------- policies
-
-
-def policy_class(policy):
-    """Map 'default'/'identity' (any case) to the Kafka class; other names unchanged."""
-    if policy is None:
-        return None
-    name = render_value(policy).strip()
-    return POLICY_ALIASES.get(name.lower(), name)
-
-
-def policy_alias(policy):
-    cls = policy_class(policy)
-    for alias, klass in POLICY_ALIASES.items():
-        if cls == klass:
-            return alias
-    return None
-
-
-def remote_topic(source_alias, topic, policy="default", separator="."):
-    """Name of ``topic`` from cluster ``source_alias`` on the target cluster.
-
-    DefaultReplicationPolicy -> ``<source><separator><topic>``;
-    IdentityReplicationPolicy -> ``<topic>``.  Other classes cannot be predicted.
-    """
-    cls = policy_class(policy) or DEFAULT_POLICY
-    if cls == DEFAULT_POLICY:
-        return "%s%s%s" % (source_alias, "." if separator is None else separator, topic)
-    if cls == IDENTITY_POLICY:
-        return topic
-    raise ValueError("cannot predict remote topic names for replication policy %r" % cls)
-
-
-def remote_topic_prefix(source_alias, policy="default", separator="."):
-    cls = policy_class(policy) or DEFAULT_POLICY
-    if cls == DEFAULT_POLICY:
-        return "%s%s" % (source_alias, "." if separator is None else separator)
-    if cls == IDENTITY_POLICY:
-        return ""
-    return None
-
-
-def internal_topics(source_alias, target_alias, separator=".", internal_separator_enabled=True, offset_syncs_location="source"):
-    """Internal topic names of DefaultReplicationPolicy/IdentityReplicationPolicy (KIP-690).
-
-    The offset syncs topic is named after the cluster it does not live on
-    (``MirrorSourceConfig.offsetSyncsTopic``): the target's alias on the source (the default),
-    the source's alias with ``offset-syncs.topic.location=target``.
-    """
-    sep = separator if (separator is not None and internal_separator_enabled) else "."
-    other = source_alias if offset_syncs_location == "target" else target_alias
-    return OrderedDict([
-        ("heartbeats", "heartbeats"),
-        ("checkpoints", "%s%scheckpoints%sinternal" % (source_alias, sep, sep)),
-        ("offset_syncs", "mm2-offset-syncs%s%s%sinternal" % (sep, other, sep)),
-    ])
 
 
 # --------------------------------------------------------------------- model
