@@ -11,6 +11,16 @@ import yaml
 
 from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import argspec
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import broker_rules, install_rules
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect_rules, mirrormaker_rules
+
+# Each role's own refusals, run once its variables have the types its argument spec gives.
+ROLE_RULES = {
+    "connect": connect_rules.faults,
+    "kafka_broker": broker_rules.faults,
+    "kafka_common": install_rules.faults,
+    "mirrormaker": mirrormaker_rules.faults,
+}
 
 
 class ActionModule(ActionBase):
@@ -30,8 +40,11 @@ class ActionModule(ActionBase):
         except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
             return dict(result, failed=True, msg="role_path=%s: cannot read the %s entry point of %s: %s"
                         % (role_path, entry_point, spec_file, exc))
-        prefix = os.path.basename(os.path.normpath(str(role_path))) + "_"
+        role = os.path.basename(os.path.normpath(str(role_path)))
+        prefix = role + "_"
         errors = argspec.validate(options, values, prefix=prefix)
+        if not errors and entry_point == "main" and role in ROLE_RULES:
+            errors = ROLE_RULES[role](values)
         result.update(changed=False, errors=errors, checked=sorted(set(values) & set(options)))
         if errors:
             result.update(failed=True, msg="%d fault(s) in the input of role %s:\n%s"

@@ -12,7 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_value
 
@@ -220,41 +220,6 @@ def kafka_broker_plan(selves, host):
     }
 
 
-_UNIT_UNSAFE = re.compile(r'[\n\r"\\]')
-
-
-def kafka_unit_value_faults(values, secret_home):
-    """Refusals for free-text variables rendered into a unit's Environment="..." line.
-
-    ``values`` maps variable names to their values. A newline would add a unit line and a
-    double quote or backslash would end or escape the quoting, so each is refused; so is a
-    secret, since unit files are world-readable (``secret_home`` says where it belongs).
-    """
-    faults = []
-    for name in sorted(values):
-        text = "" if values[name] is None else str(values[name])
-        if _UNIT_UNSAFE.search(text):
-            faults.append("%s: holds a newline, double quote or backslash, which would break out of the unit's "
-                          "Environment line" % name)
-        found = secrets.option_secrets(text)
-        if found:
-            faults.append("%s: carries a secret (%s) that would land in the world-readable unit file; %s"
-                          % (name, ", ".join(found), secret_home))
-    return faults
-
-
-def kafka_port_conflicts(claims, host):
-    """Ports claimed twice on one host across roles: {role: {port: variable}} -> messages."""
-    seen, errors = {}, []
-    for role in sorted(claims or {}):
-        for port, variable in sorted((claims[role] or {}).items()):
-            if port in seen:
-                errors.append("%s: port %s on host %s is already %s" % (variable, port, host, seen[port]))
-            else:
-                seen[port] = variable
-    return errors
-
-
 def kafka_restart_order(hostvars, play_hosts, role):
     """Hosts of the play (in play order) whose pending restart is marked for ``role``."""
     order = []
@@ -381,8 +346,7 @@ class FilterModule:
     def filters(self):
         return {
             "kafka_restart_order": kafka_restart_order,
-            "kafka_port_conflicts": kafka_port_conflicts,
-            "kafka_unit_value_faults": kafka_unit_value_faults,
+            "kafka_port_conflicts": rules.port_conflicts,
             "mm2_jmx_health": mm2_jmx_health,
             "kafka_sha512": kafka_sha512,
             "kafka_cluster_ids": kafka_cluster_ids,

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: role_vars_check
-short_description: Refuse role variables that do not match the role's argument spec, one message per fault
+short_description: Refuse role variables that break the role's argument spec or rules, one message per fault
 description:
   - Checks the given variables against C(meta/argument_specs.yml) of a role, recursively through
     lists and dicts with C(options), before any host changes.
   - Every fault is one message that names the variable path (C(mirrormaker_flows[0].topcs)), the value
     (masked when secret) and the rule; an unknown key names the closest known key.
   - A variable with the role's prefix that the spec does not know is refused too.
+  - When the values match the spec, the role's own rules run on them (ports, paths, host and unit names,
+    files on the controller, login settings): for connect, kafka_broker, kafka_common and mirrormaker,
+    from C(plugins/module_utils/mm2/connect_rules.py), C(kafka/broker_rules.py), C(kafka/install_rules.py)
+    and C(mm2/mirrormaker_rules.py). Only for the C(main) entry point.
   - Runs on the controller only.
 version_added: 0.1.0
 author:

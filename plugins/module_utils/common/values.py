@@ -91,4 +91,3 @@ def unknown_key_message(path, key, known):
     close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
     hint = ("did you mean %r?" % close[0]) if close else "known keys: %s" % ", ".join(sorted(known))
     return "%s.%s: unknown key; %s" % (path, key, hint)
-

@@ -32,6 +32,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.scram import offered_mechanisms
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings as _settings, text as _text
 
@@ -45,7 +46,7 @@ _PART = r"[A-Za-z0-9._-]+"
 PRINCIPAL = re.compile(r"^(?P<primary>%s)(?:/(?P<instance>%s))?@(?P<realm>%s)$" % (_PART, _PART, _PART))
 NAME = re.compile(r"^%s$" % _PART)
 # The path of the unit's Environment line and of the role's other host paths (vars/main.yml).
-SAFE_PATH = r"^/[A-Za-z0-9._/@+-]*$"
+SAFE_PATH = rules.SAFE_PATH_RE.pattern
 # Kafka's default for both client-side mechanisms (BrokerSecurityConfigs, KRaftConfigs).
 DEFAULT_CLIENT_MECHANISM = GSSAPI
 

@@ -42,8 +42,10 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.rules import HOSTPORT_RE
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, fmt as _fmt, is_list as _is_list, render_value, typename as _typename, unknown_key_message
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2.naming import DEFAULT_POLICY, IDENTITY_POLICY, POLICY_ALIASES, internal_topics, policy_alias, policy_class, remote_topic_prefix
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, render_value, unknown_key_message
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import fmt as _fmt, is_list as _is_list, typename as _typename
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2.naming import DEFAULT_POLICY, IDENTITY_POLICY, POLICY_ALIASES
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2.naming import internal_topics, policy_alias, policy_class, remote_topic_prefix
 
 # MM2 built-in defaults (MirrorSourceConfig / MirrorCheckpointConfig, Kafka 3.x).
 MM2_DEFAULTS = {

@@ -182,23 +182,3 @@ def test_restart_order_keeps_play_order_and_the_role():
         "mirrormaker": True, "kafka_broker": True}}, "c": {}, "d": {"__kafka_common_pending": {"mirrormaker": False}}}
     assert kafka.kafka_restart_order(hostvars, ["b", "a", "c", "d"], "mirrormaker") == ["b", "a"]
     assert kafka.kafka_restart_order(hostvars, ["b", "a", "c", "d"], "kafka_broker") == ["a"]
-
-
-def test_port_conflicts_across_roles_name_both_variables():
-    claims = {"kafka_broker": {"9092": "kafka_broker_listeners[0].port", "9093": "kafka_broker_controller_listener.port"},
-              "mirrormaker": {"9092": "mirrormaker_jmx_port", "8083": "mirrormaker_rest_port"}}
-    assert kafka.kafka_port_conflicts(claims, "h1") == [
-        "mirrormaker_jmx_port: port 9092 on host h1 is already kafka_broker_listeners[0].port"]
-
-
-@pytest.mark.parametrize("value, expected", [
-    ('-Xmx1g"\nExecStartPre=/bin/true', "x_opts: holds a newline, double quote or backslash"),
-    ("-Dx=a\\b", "x_opts: holds a newline, double quote or backslash"),
-    ("-Djavax.net.ssl.keyStorePassword=s3cret", "x_opts: carries a secret (javax.net.ssl.keyStorePassword) that would "
-                                                "land in the world-readable unit file; HOME"),
-], ids=["newline-quote", "backslash", "secret"])
-def test_unit_value_faults(value, expected):
-    faults = kafka.kafka_unit_value_faults({"x_opts": value, "y_opts": "-Xmx1g -XX:+UseG1GC"}, "HOME")
-    assert [f for f in faults if f.startswith(expected)], faults
-    assert not [f for f in faults if f.startswith("y_opts")]
-    assert "s3cret" not in " ".join(faults)

@@ -11,7 +11,6 @@ import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
