@@ -13,13 +13,25 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import argspec
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import broker_rules, install_rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect_rules, mirrormaker_rules
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.pulse import rules as pulse_rules
+
+
+def _pulse_faults(values, task_vars):
+    # Pulse reads every MirrorMaker host's JMX settings, as their own preflight recorded them.
+    groups, hostvars = task_vars.get("groups") or {}, task_vars.get("hostvars") or {}
+    mirrormakers = list(groups.get("mirrormakers") or [])
+    jmx = {host: hostvars[host].get("__mirrormaker_jmx") for host in mirrormakers if host in hostvars}
+    return pulse_rules.faults(values, list(groups.get("all") or []), mirrormakers,
+                              {host: settings for host, settings in jmx.items() if settings})
+
 
 # Each role's own refusals, run once its variables have the types its argument spec gives.
 ROLE_RULES = {
-    "connect": connect_rules.faults,
-    "kafka_broker": broker_rules.faults,
-    "kafka_common": install_rules.faults,
-    "mirrormaker": mirrormaker_rules.faults,
+    "connect": lambda values, _task_vars: connect_rules.faults(values),
+    "kafka_broker": lambda values, _task_vars: broker_rules.faults(values),
+    "kafka_common": lambda values, _task_vars: install_rules.faults(values),
+    "mirrormaker": lambda values, _task_vars: mirrormaker_rules.faults(values),
+    "pulse": _pulse_faults,
 }
 
 
@@ -44,7 +56,7 @@ class ActionModule(ActionBase):
         prefix = role + "_"
         errors = argspec.validate(options, values, prefix=prefix)
         if not errors and entry_point == "main" and role in ROLE_RULES:
-            errors = ROLE_RULES[role](values)
+            errors = ROLE_RULES[role](values, task_vars or {})
         result.update(changed=False, errors=errors, checked=sorted(set(values) & set(options)))
         if errors:
             result.update(failed=True, msg="%d fault(s) in the input of role %s:\n%s"

@@ -15,9 +15,10 @@ description:
     (masked when secret) and the rule; an unknown key names the closest known key.
   - A variable with the role's prefix that the spec does not know is refused too.
   - When the values match the spec, the role's own rules run on them (ports, paths, host and unit names,
-    files on the controller, login settings): for connect, kafka_broker, kafka_common and mirrormaker,
-    from C(plugins/module_utils/mm2/connect_rules.py), C(kafka/broker_rules.py), C(kafka/install_rules.py)
-    and C(mm2/mirrormaker_rules.py). Only for the C(main) entry point.
+    files on the controller, login settings), for the C(main) entry point of connect, kafka_broker,
+    kafka_common, mirrormaker and pulse. The rules live in C(plugins/module_utils), one file per role
+    (C(mm2/connect_rules.py), C(kafka/broker_rules.py), C(kafka/install_rules.py),
+    C(mm2/mirrormaker_rules.py), C(pulse/rules.py)), on the shared C(common/rules.py).
   - Runs on the controller only.
 version_added: 0.1.0
 author:

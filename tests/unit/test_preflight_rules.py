@@ -278,3 +278,24 @@ def test_acls_preflight_never_prints_an_admin_password(tmp_path):
     result, _report, messages = acls_case(tmp_path, {"mm2_acls_principals": "mm2", "mm2_acls_admin": admin}, LISTED)
     assert result.returncode != 0 and messages
     assert "adm-s3cret" not in result.stdout + result.stderr
+
+
+def test_pulse_rules_see_the_values_of_the_host_that_registers(tmp_path):
+    """playbooks/preflight.yml itself: the pulse play registers from the first MirrorMaker host, so
+    its preflight checks that host's values, not those of the preflight play's first host (a broker
+    here). A JMX port set for the mirrormakers group only must be compared with MirrorMaker's."""
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    brokers = {"k-a": {"kafka_broker_cluster_name": "A", "kafka_broker_advertised_host": "k-a"},
+               "k-b": {"kafka_broker_cluster_name": "B", "kafka_broker_advertised_host": "k-b"}}
+    mm2_vars = dict(MM2_BASE, mirrormaker_clusters=[{"alias": "A", "bootstrap_servers": "k-a:9092"},
+                                                    {"alias": "B", "bootstrap_servers": "k-b:9092"}],
+                    mirrormaker_jmx_port=9999, pulse_mm2_jmx_port=9998)
+    inventory = {"all": {"vars": dict(local, kafkaops_pulse_enabled=True), "children": {
+        "kafka_brokers": {"hosts": brokers},
+        "mirrormakers": {"hosts": {"mm2-1": {"mirrormaker_advertised_host": "mm2-1"}}, "vars": mm2_vars},
+        "pulse": {"hosts": {"pulse-1": None}}}}}
+    plays = [{"ansible.builtin.import_playbook": os.path.join(REPO, "playbooks", "preflight.yml")}]
+    result, report = run_playbook(tmp_path, plays, inventory)
+    messages = failures(report)
+    assert messages == ["pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-1 (9999)"], \
+        (messages, result.stdout[-3000:])

@@ -377,18 +377,25 @@ def derive(pairs, principals, allow_wildcard=(), principals_var="mm2_acls_princi
     return {"errors": errors, "acls": OrderedDict() if errors else acls.result()}
 
 
-def derive_layouts(property_sets=(), plans=(), principals=None, allow_wildcard=()):
+def derive_layouts(property_sets=(), plans=(), principals=None, allow_wildcard=(), admin_aliases=()):
     """The union of what dedicated MirrorMaker 2 and MirrorMaker connectors need.
 
     property_sets: the mm2.properties dict(s) dedicated mode runs with (``mm2_config``'s
     ``properties``; several when MirrorMaker hosts are configured apart); plans: the
-    ``mm2_connect.plan`` results of the Connect clusters.  Returns {errors, acls, bootstrap_servers}.
+    ``mm2_connect.plan`` results of the Connect clusters; admin_aliases: the clusters
+    ``mm2_acls_admin`` gives a login for, each of which must be one of them.
+    Returns {errors, acls, bootstrap_servers}.
     """
     if isinstance(property_sets, dict):
         property_sets = [property_sets]
+    if not property_sets and not plans:
+        return {"errors": ["mm2_acls_principals: no MirrorMaker 2 to derive ACLs for (no host of mirrormakers or "
+                           "connect_workers was checked in this run)"],
+                "acls": OrderedDict(), "bootstrap_servers": OrderedDict()}
     errors = [e for p in plans for e in p.get("errors") or []]
     if errors:
-        return {"errors": errors, "acls": OrderedDict(), "bootstrap_servers": OrderedDict()}
+        return {"errors": errors + _admin_faults(admin_aliases, {}), "acls": OrderedDict(),
+                "bootstrap_servers": OrderedDict()}
     pairs = [pair for props in property_sets for pair in dedicated_pairs(props)]
     servers = OrderedDict()
     for props in property_sets:
@@ -404,7 +411,15 @@ def derive_layouts(property_sets=(), plans=(), principals=None, allow_wildcard=(
         connect = derive([connect_pair(p) for p in plans], principals, allow_wildcard, flows_var="connect_flows")
         result = _union(result, connect)
     result["bootstrap_servers"] = servers
+    result["errors"] = list(result["errors"]) + _admin_faults(admin_aliases, servers)
     return result
+
+
+def _admin_faults(admin_aliases, servers):
+    unknown = [str(alias) for alias in admin_aliases or () if str(alias) not in servers]
+    if not unknown:
+        return []
+    return ["mm2_acls_admin: %s not a cluster alias of the MirrorMaker 2 configuration" % ", ".join(unknown)]
 
 
 def _union(first, second):

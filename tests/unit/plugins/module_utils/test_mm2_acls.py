@@ -16,6 +16,7 @@ import yaml
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 MM2 = "User:mm2"
@@ -296,7 +297,6 @@ def test_table_groups_operations_per_resource():
 
 def test_filters_take_what_the_roles_hold():
     from ansible_collections.kafkaops.mirrormaker.plugins.filter.acls import FilterModule
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
     filters = FilterModule().filters()
     clusters = [{"alias": "A", "bootstrap_servers": ["a1:9092"]}, {"alias": "B", "bootstrap_servers": ["b1:9092"]}]
     props = mm2_model.build_properties(clusters, [{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}],
@@ -318,3 +318,25 @@ def test_a_connect_flow_fault_names_connect_flows():
     plan = _dr_plan()
     result = mm2_acls.derive_connect([plan], MM2, ())
     assert result["errors"] and all(e.startswith("connect_flows:") for e in result["errors"])
+
+
+# ---------------------------------------------------------------- the role's input
+
+def _dedicated_properties():
+    clusters = [{"alias": "A", "bootstrap_servers": ["a1:9092"]}, {"alias": "B", "bootstrap_servers": ["b1:9092"]}]
+    model = mm2_model.load(clusters, [{"source": "A", "target": "B", "topics": ["orders"], "groups": ["billing"]}],
+                           {}, {"exactly_once": False, "internal_rest": True})
+    assert model.errors == []
+    return dict(model.properties())
+
+
+@pytest.mark.parametrize("property_sets, admin, expected", [
+    ([], [], ["mm2_acls_principals: no MirrorMaker 2 to derive ACLs for (no host of mirrormakers or connect_workers "
+              "was checked in this run)"]),
+    (None, ["A", "B"], []),
+    (None, ["A", "C", "D"], ["mm2_acls_admin: C, D not a cluster alias of the MirrorMaker 2 configuration"]),
+], ids=["nothing-to-derive", "admin-known", "admin-unknown"])
+def test_layouts_refuse_an_empty_input_and_admin_logins_for_unknown_clusters(property_sets, admin, expected):
+    sets = [_dedicated_properties()] if property_sets is None else property_sets
+    result = mm2_acls.derive_layouts(sets, [], MM2, (), admin)
+    assert result["errors"] == expected

@@ -10,6 +10,7 @@ import pytest
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import broker_rules, install_rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect_rules, mirrormaker_rules
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.pulse import rules as pulse_rules
 
 SHA512 = "ab" * 64
 
@@ -263,8 +264,8 @@ def test_broker_defaults_pass():
 
 
 @pytest.mark.parametrize("changes, expected", [
-    ({"kafka_broker_cluster_name": "a b"}, ['kafka_broker_cluster_name: "a b" is not a cluster name of letters, '
-                                           "digits and . _ -"]),
+    ({"kafka_broker_cluster_name": "a b"},
+     ['kafka_broker_cluster_name: "a b" is not a cluster name of letters, digits and . _ -']),
     ({"kafka_broker_log_dirs": []}, ["kafka_broker_log_dirs: must list at least one directory"]),
     ({"kafka_broker_log_dirs": ["/ok", "rel", "/a b"]},
      ['kafka_broker_log_dirs: ["rel", "/a b"] are not absolute paths of letters, digits and . _ / @ + -']),
@@ -285,3 +286,45 @@ def test_broker_defaults_pass():
 ])
 def test_broker_refusals(changes, expected):
     assert broker_rules.faults(with_values(BROKER, **changes)) == expected
+
+
+# ----------------------------------------------------------------------------- pulse
+
+PULSE = {
+    "pulse_hosts": ["pulse-1"], "pulse_mm2_hosts": ["mm2-1", "mm2-2"], "pulse_mm2_nodes": ["mm2-1", "mm2-2"],
+    "pulse_mm2_expected_hostnames": ["mm2-1", "mm2-2"], "pulse_mm2_jmx_port": 9999,
+    "pulse_command": "accelo reconfig cluster", "pulse_prompt_timeout": 60,
+}
+ALL_HOSTS = ["mm2-1", "mm2-2", "pulse-1", "k-1"]
+MIRRORMAKERS = ["mm2-1", "mm2-2"]
+JMX_9999 = {"mm2-1": {"enabled": True, "port": 9999}, "mm2-2": {"enabled": True, "port": 9999}}
+
+
+def test_pulse_consistent_inventory_passes():
+    assert pulse_rules.faults(PULSE, ALL_HOSTS, MIRRORMAKERS, JMX_9999) == []
+
+
+@pytest.mark.parametrize("changes, jmx, expected", [
+    ({"pulse_hosts": []}, JMX_9999, ["pulse_hosts: no Pulse host; put the host where Pulse's accelo runs in the "
+                                     "inventory group 'pulse' or in pulse_hosts"]),
+    ({"pulse_hosts": ["pulse-1", "pulse-9"]}, JMX_9999, ["pulse_hosts: pulse-9 not a host of this inventory"]),
+    ({"pulse_mm2_nodes": []}, JMX_9999, ["pulse_mm2_nodes: empty; Pulse needs the MirrorMaker nodes to monitor"]),
+    ({"pulse_mm2_hosts": [], "pulse_mm2_nodes": ["x"]}, JMX_9999,
+     ["pulse_mm2_hosts: empty; no MirrorMaker host to register (the mirrormakers group is empty)"]),
+    ({"pulse_mm2_hosts": ["mm2-1", "k-1"]}, JMX_9999, ["pulse_mm2_hosts: k-1 not in the mirrormakers group"]),
+    ({"pulse_mm2_expected_hostnames": []}, JMX_9999,
+     ["pulse_mm2_expected_hostnames: empty; the hostnames Pulse shows could never be confirmed"]),
+    ({}, {"mm2-1": {"enabled": True, "port": 9999}, "mm2-2": {"enabled": False, "port": 9999}},
+     ["mirrormaker_jmx_enabled: false on mm2-2; Pulse reads MirrorMaker 2 over JMX"]),
+    ({"pulse_mm2_jmx_port": 9998}, JMX_9999,
+     ["pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-1, mm2-2 (9999)"]),
+    ({}, {"mm2-1": {"enabled": True, "port": 9999}, "mm2-2": {"enabled": True, "port": 9990}},
+     ["pulse_mm2_jmx_port: 9999 is not the mirrormaker_jmx_port of mm2-2 (9990)"]),
+    # A host whose preflight has not recorded its JMX settings is not compared.
+    ({"pulse_mm2_jmx_port": 9998}, {}, []),
+    ({"pulse_mm2_jmx_port": 0}, {}, ["pulse_mm2_jmx_port: 0 is not a TCP port (1-65535)"]),
+    ({"pulse_command": "  "}, JMX_9999, ["pulse_command: empty; give the Pulse command that asks the MM2 questions"]),
+    ({"pulse_prompt_timeout": 0}, JMX_9999, ["pulse_prompt_timeout: 0 must be at least 1 second"]),
+])
+def test_pulse_refusals(changes, jmx, expected):
+    assert pulse_rules.faults(with_values(PULSE, **changes), ALL_HOSTS, MIRRORMAKERS, jmx) == expected
