@@ -3,9 +3,6 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """Kafka Connect layout filters: thin wrappers over plugins/module_utils/mm2/connect.py.
 
-``connect_plan(clusters, flows, properties, options, source, target, settings)``
-    What the connect role renders and applies on a worker: names, worker properties, connector
-    configs (secrets as FileConfigProvider references), the secret files, the errors.
 ``connect_cluster_faults(workers)``
     Connect clusters that would share a group.id or internal topics on one Kafka cluster.
 ``connect_unhealthy(status)``
@@ -15,13 +12,6 @@
 from __future__ import annotations
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
-
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
-
-
-def connect_plan(clusters, flows, properties, options, source, target, settings):
-    """The worker's plan (mapping); ``errors`` lists every fault."""
-    return plain(mm2_connect.plan(clusters, flows, properties, options, source, target, settings))
 
 
 def connect_cluster_faults(workers):
@@ -39,7 +29,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "connect_plan": connect_plan,
             "connect_cluster_faults": connect_cluster_faults,
             "connect_unhealthy": connect_unhealthy,
         }

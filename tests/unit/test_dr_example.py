@@ -4,7 +4,7 @@
 Guide: "Disaster Recovery using MirrorMaker 2" (Red Hat Streams for Apache Kafka 3.x, chapter 5,
 "Setting up MirrorMaker for disaster recovery"); see tests/unit/fixtures/redhat_dr/README.md for
 how the lists below were typed. The connect role's own preflight (argument spec, rules, the
-connect_plan filter) runs with ansible-playbook against the example inventory for a worker host;
+connect_plan action) runs with ansible-playbook against the example inventory for a worker host;
 its plan's worker properties and both connector configs are compared key for key with the guide's.
 The collection adds keys of its own (the file config provider, the header converter, the REST
 advertisement, restart tuning, the shared flow keys every connector of a flow gets as in dedicated

@@ -299,3 +299,45 @@ def test_pulse_rules_see_the_values_of_the_host_that_registers(tmp_path):
     messages = failures(report)
     assert messages == ["pulse_mm2_jmx_port: 9998 is not the mirrormaker_jmx_port of mm2-1 (9999)"], \
         (messages, result.stdout[-3000:])
+
+
+CONNECT_BASE = {
+    "connect_clusters": MM2_BASE["mirrormaker_clusters"], "connect_flows": MM2_BASE["mirrormaker_flows"],
+    "connect_source": "A", "connect_target": "B", "connect_advertised_host": "c-1",
+}
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"connect_rest_port": 0}, "connect_rest_port: 0 is not a TCP port (1-65535)"),
+    ({"connect_target": "C"}, "connect_source/connect_target: A->C is not a flow of connect_flows"),
+    # Connect would refuse this config only at the REST call, after the workers were installed.
+    ({"connect_connector_properties": {"MirrorSourceConnector": {"name": "mirror"}}},
+     "connect_connector_properties: connector A-to-B-MirrorSourceConnector would be configured with name='mirror'"),
+], ids=["port", "not-a-flow", "connector-name"])
+def test_connect_preflight_refuses_before_any_worker_changes(tmp_path, changes, expected):
+    result, report = run_playbook(tmp_path, preflight_play("connect", dict(CONNECT_BASE, **changes)))
+    messages = failures(report)
+    assert result.returncode != 0
+    assert any(m.startswith(expected) for m in messages), messages
+
+
+def test_connect_preflight_sets_the_plan(tmp_path):
+    plays = preflight_play("connect", CONNECT_BASE)
+    plays[0]["tasks"].append({"ansible.builtin.debug": {"msg": "{{ __connect_plan.connectors.keys() | sort }}"}})
+    result, report = run_playbook(tmp_path, plays)
+    assert result.returncode == 0, failures(report)
+    shown = [res.get("msg") for play in report["plays"] for task in play["tasks"] for res in task["hosts"].values()
+             if task["task"]["name"] == "ansible.builtin.debug" or "msg" in res and isinstance(res.get("msg"), list)]
+    assert ["A-to-B-MirrorCheckpointConnector", "A-to-B-MirrorHeartbeatConnector", "A-to-B-MirrorSourceConnector"] \
+        in shown, shown
+
+
+def test_connect_plan_never_prints_a_client_secret(tmp_path):
+    jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="mm2" password="pw-s3cret";'
+    clusters = [{"alias": "A", "bootstrap_servers": "a:9092", "properties": {"sasl.jaas.config": jaas}},
+                {"alias": "B", "bootstrap_servers": "b:9092"}]
+    # The fault makes the action report; its message must not carry the secret either.
+    variables = dict(CONNECT_BASE, connect_clusters=clusters, connect_target="C")
+    result, _report = run_playbook(tmp_path, preflight_play("connect", variables))
+    assert result.returncode != 0
+    assert "pw-s3cret" not in result.stdout + result.stderr

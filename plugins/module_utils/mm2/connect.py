@@ -209,10 +209,15 @@ def check_connectors(configs, worker_exactly_once, overrides_var, eos_var):
     """Refusals for the connector configs of one flow (connectors() output), naming the variable."""
     errors = []
     by_kind = OrderedDict((cfg["connector.class"].rsplit(".", 1)[-1], cfg) for cfg in configs.values())
-    for name in configs:
+    for name, cfg in configs.items():
         fault = connector_name_fault(name, overrides_var)
         if fault:
             errors.append(fault)
+        # Connect refuses a config whose name is not the connector's (PUT /connectors/<name>/config);
+        # refused here, before any worker is installed, not at the REST call.
+        if "name" in cfg and cfg["name"] != name:
+            errors.append("%s: connector %s would be configured with name=%r; leave 'name' out of the connector "
+                          "properties (Connect takes it from the REST path)" % (overrides_var, name, cfg["name"]))
     src = by_kind.get("MirrorSourceConnector")
     chk = by_kind.get("MirrorCheckpointConnector")
     if src is not None and chk is not None:
