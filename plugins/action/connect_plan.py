@@ -29,14 +29,17 @@ class ActionModule(ActionBase):
             return result
         plan = plain(mm2_connect.plan(*(args[key] for key in INPUTS)))
         result["changed"] = False
-        # The plan carries the clusters' client settings and the connectors' secrets for the files;
-        # nothing of it is shown when the input holds a secret.
         settings = args["settings"] if isinstance(args["settings"], dict) else {}
-        given = [settings.get(key) for key in ("worker_defaults", "worker_properties", "connector_properties")]
-        if secrets.has_secrets([args["clusters"], args["flows"], args["properties"]] + given):
-            result["_ansible_no_log"] = True
+        given = [args["clusters"], args["flows"], args["properties"]] + [
+            settings.get(key) for key in ("worker_defaults", "worker_properties", "connector_properties")]
         if plan["errors"]:
-            result.update(failed=True, msg=plan["errors"])
+            # The messages are shown, each secret value of the input masked in them.
+            values = secrets.secret_values(given)
+            result.update(failed=True, msg=[secrets.scrub(error, values) for error in plan["errors"]])
             return result
         result["ansible_facts"] = {fact: plan}
+        # The plan carries the clusters' client settings and the connectors' secrets for the files;
+        # nothing of it is shown when the input holds a secret.
+        if secrets.has_secrets(given):
+            result["_ansible_no_log"] = True
         return result

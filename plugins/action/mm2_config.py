@@ -11,12 +11,6 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 
 
-def _scrub(text, values):
-    for value in sorted(values, key=len, reverse=True):
-        text = text.replace(value, secrets.MASK)
-    return text
-
-
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
@@ -28,7 +22,7 @@ class ActionModule(ActionBase):
         result.update(changed=False, warnings=list(model.warnings))
         scrub = secrets.secret_values([args.get("clusters"), args.get("flows"), args.get("properties")])
         if model.errors:
-            errors = [_scrub(e, scrub) for e in model.errors]
+            errors = [secrets.scrub(e, scrub) for e in model.errors]
             result.update(failed=True, errors=errors, msg="%d fault(s) in the MirrorMaker 2 input:\n%s"
                           % (len(errors), "\n".join("- " + e for e in errors)))
             return result

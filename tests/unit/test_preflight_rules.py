@@ -338,6 +338,7 @@ def test_connect_plan_never_prints_a_client_secret(tmp_path):
                 {"alias": "B", "bootstrap_servers": "b:9092"}]
     # The fault makes the action report; its message must not carry the secret either.
     variables = dict(CONNECT_BASE, connect_clusters=clusters, connect_target="C")
-    result, _report = run_playbook(tmp_path, preflight_play("connect", variables))
+    result, report = run_playbook(tmp_path, preflight_play("connect", variables))
     assert result.returncode != 0
+    assert any(m.startswith("connect_source/connect_target: A->C is not a flow") for m in failures(report))
     assert "pw-s3cret" not in result.stdout + result.stderr

@@ -170,6 +170,13 @@ def secret_values(mapping):
     return [value for i, value in enumerate(found) if value not in found[:i]]
 
 
+def scrub(text, values):
+    """``text`` with each of ``values`` (secret_values output) masked, the longest first."""
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, MASK)
+    return text
+
+
 def option_secrets(text):
     """Names of the options in a free-text JVM/option string (or list of them) that carry a secret.
 

@@ -186,3 +186,13 @@ def test_filters_are_the_rule():
 ])
 def test_is_provider_reference(value, reference):
     assert s.is_provider_reference(value) is reference
+
+
+@pytest.mark.parametrize("text, values, expected", [
+    ("password=pw-s3cret in A", ["pw-s3cret"], "password=%s in A" % s.MASK),
+    # The longer value first: a secret that holds a shorter one is masked whole.
+    ("key pw-s3cret-long", ["pw-s3cret", "pw-s3cret-long"], "key %s" % s.MASK),
+    ("nothing here", [], "nothing here"),
+])
+def test_scrub_masks_each_value(text, values, expected):
+    assert s.scrub(text, values) == expected
