@@ -13,7 +13,7 @@ import time
 from . import EXIT_ERROR, __version__
 from . import config as cfgmod
 from . import report
-from .smoke import Progress, SparkStarter
+from .common import Progress, SparkStarter
 from .spark import spark_session
 
 

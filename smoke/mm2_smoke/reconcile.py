@@ -12,7 +12,7 @@ import time
 from . import config as cfgmod
 from . import digest
 from . import kafka_util as ku
-from .smoke import finish, result
+from .common import finish, result
 from .spark import read_range
 
 SOURCE, TARGET = "source", "target"

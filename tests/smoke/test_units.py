@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mm2_smoke import config, digest, formats, junit, kafka_util, picture, report, stats
-from mm2_smoke.smoke import cycles, first_diff
+from mm2_smoke.check_cycles import cycles
+from mm2_smoke.common import first_diff
 
 from jobtools import hex_rgb, parse_html, png_panels, validate_junit
 
