@@ -116,8 +116,8 @@ def test_worker_properties_of_the_layout():
     ({"MirrorSourceConnector": {"transaction.boundary": "connector"}}, "transaction.boundary='connector'"),
     ({"MirrorSourceConnector": {"consumer.isolation.level": "read_uncommitted"}}, "read_committed"),
     ({"MirrorSourcConnector": {"tasks.max": 1}}, "did you mean 'MirrorSourceConnector'"),
-    ({"MirrorSourceConnector": {"name": "mirror"}}, "connector A-to-B-MirrorSourceConnector would be configured with "
-                                                     "name='mirror'"),
+    ({"MirrorSourceConnector": {"name": "mirror"}},
+     "connector A-to-B-MirrorSourceConnector would be configured with name='mirror'"),
 ])
 def test_refused_connector_settings_name_the_variable(overrides, fragment):
     errors = plan(connector_properties=overrides)["errors"]
