@@ -5,8 +5,6 @@
 
 ``connect_cluster_faults(workers)``
     Connect clusters that would share a group.id or internal topics on one Kafka cluster.
-``connect_unhealthy(status)``
-    Why a worker's ``GET /connectors?expand=status`` answer is not healthy (empty: healthy).
 """
 
 from __future__ import annotations
@@ -19,16 +17,10 @@ def connect_cluster_faults(workers):
     return mm2_connect.check_clusters(workers)
 
 
-def connect_unhealthy(status):
-    """List of reasons; empty when every connector and task runs."""
-    return mm2_connect.unhealthy(status)
-
-
 class FilterModule(object):
     """Kafka Connect layout filters."""
 
     def filters(self):
         return {
             "connect_cluster_faults": connect_cluster_faults,
-            "connect_unhealthy": connect_unhealthy,
         }

@@ -14,7 +14,6 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_value
 
 _HEX128 = re.compile(r"[0-9a-fA-F]{128}")
 # Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.
@@ -87,137 +86,6 @@ def kafka_cluster_ids(members):
             )
         result[name] = (given or on_disk or [new_cluster_id()])[0]
     return result
-
-
-def kafka_properties_value(value):
-    """Render one value for a Kafka .properties file, escaped as java.util.Properties reads it."""
-    return escape_value(value)
-
-
-_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-_LISTENER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-
-
-def _listener_errors(me, errors):
-    names, ports = {}, {}
-    listeners = list(me["listeners"]) if "broker" in me["roles"] else []
-    checked = [("kafka_broker_listeners[%d]" % i, item) for i, item in enumerate(listeners)]
-    if "controller" in me["roles"]:
-        checked.append(("kafka_broker_controller_listener", me["controller_listener"]))
-    for where, item in checked:
-        name, protocol, port = item.get("name", ""), item.get("protocol", ""), item.get("port")
-        if not _LISTENER_NAME.match(str(name)):
-            errors.append("%s.name: %r is not a listener name (upper case, digits, _)" % (where, name))
-        if protocol not in _PROTOCOLS:
-            errors.append("%s.protocol: %r is not one of %s" % (where, protocol, ", ".join(_PROTOCOLS)))
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
-            errors.append("%s.port: %r is not a TCP port" % (where, port))
-        if name in names:
-            errors.append("%s.name: %r is already used by %s" % (where, name, names[name]))
-        if port in ports:
-            errors.append("%s.port: %s collides with %s on host %s" % (where, port, ports[port], me["host"]))
-        names.setdefault(name, where)
-        ports.setdefault(port, where)
-    if "broker" in me["roles"] and me["inter_broker_listener"] not in [item.get("name") for item in listeners]:
-        errors.append(
-            "kafka_broker_inter_broker_listener: %r is not among kafka_broker_listeners (%s)"
-            % (me["inter_broker_listener"], ", ".join(str(item.get("name")) for item in listeners))
-        )
-
-
-def kafka_broker_plan(selves, host):
-    """Derive the KRaft layout of `host`'s cluster and everything wrong with it.
-
-    `selves` holds one dict per host of the play: {host, cluster, node_id, roles, listeners,
-    controller_listener, inter_broker_listener, advertised_host, bind_host, quorum_hosts}. Returns
-    {cluster, node_id, members, brokers, voters, bootstrap_servers, listeners,
-    advertised_listeners, protocol_map, errors}; every error names the variable at fault.
-    """
-    by_host = {s["host"]: s for s in selves}
-    me = by_host[host]
-    errors = []
-    members = sorted((s for s in selves if s["cluster"] == me["cluster"]), key=lambda s: s["host"])
-    roles = me["roles"]
-    if not roles or not set(roles) <= {"broker", "controller"}:
-        errors.append("kafka_broker_process_roles: %r must be a non-empty list of broker, controller" % (roles,))
-    _listener_errors(me, errors)
-
-    node_ids = {}
-    for position, member in enumerate(members, start=1):
-        node_id = member["node_id"] if member["node_id"] >= 0 else position
-        node_ids[member["host"]] = node_id
-    seen = {}
-    for member_host, node_id in sorted(node_ids.items()):
-        if node_id in seen:
-            errors.append(
-                "kafka_broker_node_id: %s and %s of cluster %r both have node id %d"
-                % (seen[node_id], member_host, me["cluster"], node_id)
-            )
-        seen.setdefault(node_id, member_host)
-
-    member_hosts = [m["host"] for m in members]
-    if me["quorum_hosts"]:
-        quorum = list(me["quorum_hosts"])
-        for name in quorum:
-            if name not in by_host:
-                errors.append(
-                    "kafka_broker_controller_quorum_hosts: %r is not a host of this play (cluster %r has %s)"
-                    % (name, me["cluster"], ", ".join(member_hosts))
-                )
-            elif name not in member_hosts:
-                errors.append(
-                    "kafka_broker_controller_quorum_hosts: %r belongs to cluster %r, not %r"
-                    % (name, by_host[name]["cluster"], me["cluster"])
-                )
-            elif "controller" not in by_host[name]["roles"]:
-                errors.append(
-                    "kafka_broker_controller_quorum_hosts: %r does not have the controller process role" % name
-                )
-    else:
-        quorum = [m["host"] for m in members if "controller" in m["roles"]]
-        if not quorum:
-            errors.append(
-                "kafka_broker_process_roles: cluster %r has no host with the controller role" % me["cluster"]
-            )
-    if "controller" in roles and me["quorum_hosts"] and host not in me["quorum_hosts"]:
-        errors.append("kafka_broker_controller_quorum_hosts: lists no %r, which has the controller role" % host)
-
-    voters = ",".join(
-        "%d@%s:%s" % (node_ids[h], by_host[h]["advertised_host"], by_host[h]["controller_listener"].get("port"))
-        for h in quorum
-        if h in node_ids
-    )
-    brokers = [m for m in members if "broker" in m["roles"]]
-    bootstrap = []
-    for member in brokers:
-        wanted = [item for item in member["listeners"] if item.get("name") == member["inter_broker_listener"]]
-        if wanted:
-            bootstrap.append("%s:%s" % (member["advertised_host"], wanted[0].get("port")))
-    served = (list(me["listeners"]) if "broker" in roles else []) + (
-        [me["controller_listener"]] if "controller" in roles else []
-    )
-    every = list(me["listeners"]) + [me["controller_listener"]]
-    ports = {}
-    if "broker" in roles:
-        for idx, item in enumerate(me["listeners"]):
-            ports.setdefault(str(item.get("port")), "kafka_broker_listeners[%d].port" % idx)
-    if "controller" in roles:
-        ports.setdefault(str(me["controller_listener"].get("port")), "kafka_broker_controller_listener.port")
-    return {
-        "ports": ports,
-        "cluster": me["cluster"],
-        "listeners": ",".join("%s://%s:%s" % (l.get("name"), me.get("bind_host", ""), l.get("port")) for l in served),
-        "advertised_listeners": ",".join(
-            "%s://%s:%s" % (l.get("name"), me["advertised_host"], l.get("port")) for l in me["listeners"]
-        ),
-        "protocol_map": ",".join("%s:%s" % (l.get("name"), l.get("protocol")) for l in every),
-        "node_id": node_ids[host],
-        "members": member_hosts,
-        "brokers": [m["host"] for m in brokers],
-        "voters": voters,
-        "bootstrap_servers": ",".join(bootstrap),
-        "errors": errors,
-    }
 
 
 def kafka_restart_order(hostvars, play_hosts, role):
@@ -350,8 +218,6 @@ class FilterModule:
             "mm2_jmx_health": mm2_jmx_health,
             "kafka_sha512": kafka_sha512,
             "kafka_cluster_ids": kafka_cluster_ids,
-            "kafka_properties_value": kafka_properties_value,
-            "kafka_broker_plan": kafka_broker_plan,
             "kafka_storage_format": kafka_storage_format,
             "kafka_scram_faults": kafka_scram_faults,
             "kafka_scram_scrub": kafka_scram_scrub,

@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+"""A KRaft cluster's layout across the play's hosts (module_utils/kafka/layout.py)."""
+
+import pytest
+
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import layout
+
+
+def me(host, cluster="A", node_id=-1, roles=("broker", "controller"), quorum=(), listeners=None, **kw):
+    item = {
+        "host": host,
+        "cluster": cluster,
+        "node_id": node_id,
+        "roles": list(roles),
+        "listeners": listeners if listeners is not None else [{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"}],
+        "controller_listener": {"name": "CONTROLLER", "port": 9093, "protocol": "PLAINTEXT"},
+        "inter_broker_listener": "PLAINTEXT",
+        "advertised_host": host + ".example",
+        "bind_host": "",
+        "quorum_hosts": list(quorum),
+    }
+    item.update(kw)
+    return item
+
+
+def test_plan_of_a_three_node_combined_cluster_beside_another_cluster():
+    hosts = [me("a2"), me("a1"), me("a3"), me("b1", cluster="B")]
+    plan = layout.plan(hosts, "a2")
+    assert plan["errors"] == []
+    assert plan["node_id"] == 2
+    assert plan["members"] == ["a1", "a2", "a3"]
+    assert plan["voters"] == "1@a1.example:9093,2@a2.example:9093,3@a3.example:9093"
+    assert plan["bootstrap_servers"] == "a1.example:9092,a2.example:9092,a3.example:9092"
+    assert plan["listeners"] == "PLAINTEXT://:9092,CONTROLLER://:9093"
+    assert plan["advertised_listeners"] == "PLAINTEXT://a2.example:9092"
+    assert plan["protocol_map"] == "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+
+
+def test_split_roles_controllers_listen_only_on_the_controller_port():
+    hosts = [me("c1", roles=["controller"]), me("b1", roles=["broker"])]
+    assert layout.plan(hosts, "c1")["listeners"] == "CONTROLLER://:9093"
+    plan = layout.plan(hosts, "b1")
+    assert plan["listeners"] == "PLAINTEXT://:9092"
+    assert plan["voters"] == "2@c1.example:9093"
+
+
+@pytest.mark.parametrize(
+    "hosts, host, fragment",
+    [
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9093, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_controller_listener.port: 9093 collides with kafka_broker_listeners[0]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "SASL", "port": 9092, "protocol": "SASL_SSL"}])], "a1",
+         "kafka_broker_listeners[1].port: 9092 collides"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "TLS"}])], "a1",
+         "kafka_broker_listeners[0].protocol: 'TLS'"),
+        ([me("a1", listeners=[{"name": "plain", "port": 9092, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].name: 'plain'"),
+        ([me("a1", inter_broker_listener="REPLICATION")], "a1", "kafka_broker_inter_broker_listener: 'REPLICATION'"),
+        ([me("a1", quorum=["a1", "ghost"])], "a1", "kafka_broker_controller_quorum_hosts: 'ghost' is not a host"),
+        ([me("a1", quorum=["a1", "b1"]), me("b1", cluster="B")], "a1", "'b1' belongs to cluster 'B'"),
+        ([me("a1", node_id=1), me("a2", node_id=1)], "a2", "kafka_broker_node_id: a1 and a2"),
+        ([me("a1", roles=["broker"])], "a1", "has no host with the controller role"),
+        ([me("a1", roles=["zookeeper"])], "a1", "kafka_broker_process_roles: ['zookeeper']"),
+    ],
+)
+def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
+    errors = layout.plan(hosts, host)["errors"]
+    assert any(fragment in e for e in errors), errors
