@@ -37,4 +37,3 @@ def cycles(cfg, clients):
                                    % (f["name"], listed(looped), f["target"], g["name"], f["name"]))
         out.append(finish(res))
     return out
-

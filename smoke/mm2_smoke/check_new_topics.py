@@ -7,6 +7,7 @@ from . import config as cfgmod
 from . import kafka_util as ku
 from .common import finish, result
 
+
 def _config_resource(topic, configs):
     from kafka.admin import ConfigResource, ConfigResourceType
     return ConfigResource(ConfigResourceType.TOPIC, topic, configs=configs)

@@ -34,7 +34,6 @@ class Progress(object):
                 stream.flush()
 
 
-
 def listed(items, fmt=str):
     items = list(items)
     text = ", ".join(fmt(i) for i in items[:MAX_LISTED])
@@ -54,7 +53,6 @@ def first_diff(one, two):
     return min(len(one), len(two))
 
 
-
 def result(check, flow, topic=None):
     return {"check": check, "flow": flow["name"], "topic": topic, "status": "pass", "messages": [],
             "details": {}, "started": time.time()}
@@ -67,7 +65,6 @@ def finish(res, status=None):
         res["status"] = "fail"
     res["duration_s"] = round(time.time() - res.pop("started"), 2)
     return res
-
 
 
 class SparkStarter(object):
@@ -91,4 +88,3 @@ class SparkStarter(object):
 
     def error(self):
         return self.future.exception() if self.future.done() else None
-

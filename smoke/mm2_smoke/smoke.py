@@ -54,12 +54,9 @@ class FlowRun(MarkersCheck, OffsetsCheck, NewTopicsCheck, HeartbeatsCheck):
             count = ku.partitions_of(adm, topic)
         return count
 
-
     def new_topic_timeout(self):
         value = self.checks["timeouts"].get("new_topic")
         return float(value if value is not None else cfgmod.refresh_interval_s(self.cfg, self.flow) + 60)
-
-
 
     # ----------------------------------------------------------------- run
     def run(self):
@@ -105,7 +102,6 @@ class FlowRun(MarkersCheck, OffsetsCheck, NewTopicsCheck, HeartbeatsCheck):
                         self.name, type(exc).__name__, exc))
                     self.results.append(finish(res, "error"))
         return self
-
 
 
 def run_smoke(cfg, progress, spark):
