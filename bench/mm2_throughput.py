@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the smoke tests.
 sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
-from harness import (Lab, connect_rest, find_archive, format_properties, free_ports, load_connect, load_model, log,  # noqa: E402 pylint: disable=wrong-import-position
+from harness import (Lab, connect_rest, find_archive, format_properties, free_ports, load_connect, load_model, load_tuning, log,  # noqa: E402 pylint: disable=wrong-import-position
                      put_connector, start_process, stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
@@ -119,10 +119,16 @@ def _yaml(path):
         return yaml.safe_load(fh)
 
 
+def _role_yaml(path):
+    """A role's defaults file with the collection's shared settings resolved (mm2_defaults lookup)."""
+    tuning = load_tuning()
+    return {key: tuning.role_default(value) for key, value in _yaml(path).items()}
+
+
 def role_defaults():
     """The mirrormaker role's shipped defaults, so the bench follows the role when it changes:
     (mirrormaker_default_properties, mirrormaker_flow_default_properties, mirrormaker_worker_properties)."""
-    data = _yaml(ROLE_DEFAULTS)
+    data = _role_yaml(ROLE_DEFAULTS)
     return (data["mirrormaker_default_properties"] or {}, data["mirrormaker_flow_default_properties"] or {},
             data.get("mirrormaker_worker_properties") or {})
 
@@ -130,7 +136,7 @@ def role_defaults():
 def connect_role_defaults():
     """The connect role's shipped defaults (connector keys, flow defaults, worker keys on top of the
     role's own), as the role combines them when no inventory variable is set."""
-    data = _yaml(CONNECT_ROLE_DEFAULTS)
+    data = _role_yaml(CONNECT_ROLE_DEFAULTS)
     return (data["connect_default_properties"] or {}, data["connect_flow_default_properties"] or {},
             data.get("connect_worker_default_properties") or {})
 

@@ -24,7 +24,7 @@ from lab_connect import connect_rest, put_connector  # noqa: F401 pylint: disabl
 from lab_kdc import KdcMixin
 from lab_mm2 import FAST_INTERVALS, HARNESS_GLOBALS, Mm2Mixin  # noqa: F401 pylint: disable=unused-import
 from lab_process import (REPO, SMOKE_DIR, ansible_playbook, collections_path, find_archive,  # noqa: F401 pylint: disable=unused-import
-                         format_properties, free_ports, load_connect, load_model, log, start_process, stop_process,
+                         format_properties, free_ports, load_connect, load_model, load_tuning, log, start_process, stop_process,
                          get_json, wait_for_log)
 from lab_spark import YARN_GIVE_UP_SOON, SparkCluster, pyspark_home, unreachable_yarn  # noqa: F401 pylint: disable=unused-import
 

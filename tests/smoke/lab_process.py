@@ -41,6 +41,13 @@ def load_model():
     return model
 
 
+def load_tuning():
+    """The MirrorMaker 2 settings the collection ships (module_utils/mm2/tuning.py)."""
+    _collection()
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import tuning
+    return tuning
+
+
 def format_properties(props):
     """``props`` as the lines of a Java properties file, written by the collection's own writer."""
     _collection()

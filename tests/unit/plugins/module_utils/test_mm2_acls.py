@@ -17,6 +17,7 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import ac
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import tuning
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 MM2 = "User:mm2"
@@ -39,7 +40,7 @@ def _all(acls, cluster):
 def _dr_plan(tasks_max=4, exactly_once=None, overrides=None):
     """mm2_connect.plan for inventories/disaster_recovery, with the connect role's defaults."""
     inv = _load("inventories/disaster_recovery/group_vars/all.yml")
-    defaults = _load("roles/connect/defaults/main.yml")
+    defaults = {key: tuning.role_default(value) for key, value in _load("roles/connect/defaults/main.yml").items()}
     flow_defaults = dict(defaults["connect_flow_default_properties"], **{"tasks.max": tasks_max})
     eos = inv["mirrormaker_exactly_once"] if exactly_once is None else exactly_once
     settings = {"rest": {"port": 8083, "advertised_host": "west-connect-1"}, "secrets_dir": "/etc/kafka-connect/secrets",
