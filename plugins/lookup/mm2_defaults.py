@@ -21,7 +21,8 @@ options:
     type: list
     elements: str
     required: true
-author: kafkaops maintainers
+author:
+  - kafkaops maintainers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
