@@ -16,23 +16,26 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import co
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.pulse import rules as pulse_rules
 
 
-def _pulse_faults(values, task_vars):
+def _pulse_context(task_vars):
     # Pulse reads every MirrorMaker host's JMX settings, as their own preflight recorded them.
     groups, hostvars = task_vars.get("groups") or {}, task_vars.get("hostvars") or {}
     mirrormakers = list(groups.get("mirrormakers") or [])
     jmx = {host: hostvars[host].get("__mirrormaker_jmx") for host in mirrormakers if host in hostvars}
-    return pulse_rules.faults(values, list(groups.get("all") or []), mirrormakers,
-                              {host: settings for host, settings in jmx.items() if settings})
+    return {"hosts": list(groups.get("all") or []), "mirrormakers": mirrormakers,
+            "jmx": {host: settings for host, settings in jmx.items() if settings}}
 
 
-# Each role's own refusals, run once its variables have the types its argument spec gives.
+# Each role's own refusals, run once its variables have the types its argument spec gives:
+# faults(values, context).
 ROLE_RULES = {
-    "connect": lambda values, _task_vars: connect_rules.faults(values),
-    "kafka_broker": lambda values, _task_vars: broker_rules.faults(values),
-    "kafka_common": lambda values, _task_vars: install_rules.faults(values),
-    "mirrormaker": lambda values, _task_vars: mirrormaker_rules.faults(values),
-    "pulse": _pulse_faults,
+    "connect": connect_rules.faults,
+    "kafka_broker": broker_rules.faults,
+    "kafka_common": install_rules.faults,
+    "mirrormaker": mirrormaker_rules.faults,
+    "pulse": pulse_rules.faults,
 }
+# The context a role's rules read from the play itself rather than from the task.
+PLAY_CONTEXT = {"pulse": _pulse_context}
 
 
 class ActionModule(ActionBase):
@@ -56,7 +59,10 @@ class ActionModule(ActionBase):
         prefix = role + "_"
         errors = argspec.validate(options, values, prefix=prefix)
         if not errors and entry_point == "main" and role in ROLE_RULES:
-            errors = ROLE_RULES[role](values, task_vars or {})
+            context = dict(args.get("context") or {})
+            if role in PLAY_CONTEXT:
+                context.update(PLAY_CONTEXT[role](task_vars or {}))
+            errors = ROLE_RULES[role](values, context)
         result.update(changed=False, errors=errors, checked=sorted(set(values) & set(options)))
         if errors:
             result.update(failed=True, msg="%d fault(s) in the input of role %s:\n%s"

@@ -162,12 +162,6 @@ def kafka_storage_format(script, cluster_id, config, scram_users=None, run_as=No
         raise AnsibleFilterError("kafka_storage_format: %s" % exc) from None
 
 
-def kafka_scram_faults(users, listeners=None, inter_broker_listener="", properties=None):
-    """Refusals of ``kafka_broker_scram_users`` and of the inter-broker SASL mechanism, one per fault."""
-    return (kafka_scram.scram_user_faults(users)
-            + kafka_scram.inter_broker_mechanism_faults(listeners, inter_broker_listener, properties))
-
-
 def kafka_scram_scrub(text, users):
     """``text`` with the passwords of ``users`` masked (a failed format's output)."""
     return kafka_scram.scrub(text, users)
@@ -183,13 +177,6 @@ def kafka_kerberos_properties(kerberos, keytab, sasl_listeners):
     return kafka_kerberos.kerberos_properties(kerberos, keytab, sasl_listeners)
 
 
-def kafka_kerberos_faults(kerberos, sasl_listeners, roles=None, inter_broker_listener="", properties=None,
-                          jaas_config="", safe_path=kafka_kerberos.SAFE_PATH):
-    """Refusals of ``kafka_broker_kerberos`` and of GSSAPI listeners without a login, one per fault."""
-    return kafka_kerberos.kerberos_faults(kerberos, sasl_listeners, roles, inter_broker_listener, properties,
-                                          jaas_config, safe_path)
-
-
 def kafka_tls_listeners(listeners, controller_listener, roles):
     """The host's SSL and SASL_SSL listeners, served or only dialled (kafka_tls.tls_listeners)."""
     return kafka_tls.tls_listeners(listeners, controller_listener, roles)
@@ -198,11 +185,6 @@ def kafka_tls_listeners(listeners, controller_listener, roles):
 def kafka_tls_properties(tls, keystore, truststore, tls_listeners):
     """server.properties keys of the broker's TLS (kafka_tls.tls_properties)."""
     return kafka_tls.tls_properties(tls, keystore, truststore, tls_listeners)
-
-
-def kafka_tls_faults(tls, tls_listeners, properties=None, keystore="", truststore=""):
-    """Refusals of ``kafka_broker_tls`` and of TLS listeners without a key store, one per fault."""
-    return kafka_tls.tls_faults(tls, tls_listeners, properties, keystore, truststore)
 
 
 def kafka_probe_config(properties, listener, krb5_conf=""):
@@ -219,13 +201,10 @@ class FilterModule:
             "kafka_sha512": kafka_sha512,
             "kafka_cluster_ids": kafka_cluster_ids,
             "kafka_storage_format": kafka_storage_format,
-            "kafka_scram_faults": kafka_scram_faults,
             "kafka_scram_scrub": kafka_scram_scrub,
             "kafka_sasl_listeners": kafka_sasl_listeners,
             "kafka_kerberos_properties": kafka_kerberos_properties,
-            "kafka_kerberos_faults": kafka_kerberos_faults,
             "kafka_tls_listeners": kafka_tls_listeners,
             "kafka_tls_properties": kafka_tls_properties,
-            "kafka_tls_faults": kafka_tls_faults,
             "kafka_probe_config": kafka_probe_config,
         }

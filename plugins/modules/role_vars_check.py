@@ -36,6 +36,13 @@ options:
     description: Variable name to value, usually every variable with the role's prefix.
     type: dict
     required: true
+  context:
+    description:
+      - What the role's rules need besides its variables, such as the paths where the role puts files on the
+        host (kafka_broker's C(keystore) and C(truststore)).
+      - For pulse the action adds the MirrorMaker hosts' JMX settings from the play itself.
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:

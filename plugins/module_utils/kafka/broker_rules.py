@@ -3,9 +3,11 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """The kafka_broker role's refusals of a node's own settings, run in preflight.
 
-``faults(v)`` takes the role's variables (``kafka_broker_*``). The cluster layout across
-hosts is the broker plan's; SCRAM, Kerberos and TLS have their own rules in ``kafka/scram.py``,
-``kafka/kerberos.py`` and ``kafka/tls.py``.
+``faults(v, context)`` takes the role's variables (``kafka_broker_*``) and the paths where the
+role puts the TLS stores on the host (``context``: ``keystore``, ``truststore``). The cluster
+layout across hosts is the broker plan's. The SCRAM, Kerberos and TLS rules are in
+``kafka/scram.py``, ``kafka/kerberos.py`` and ``kafka/tls.py``; they run from here, on the SASL
+and TLS listeners worked out once.
 """
 
 from __future__ import annotations
@@ -14,20 +16,22 @@ import json
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings, text
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos, scram, tls
 
 UNIT_SECRET_HOME = ("put client or listener secrets in kafka_broker_properties (server.properties, 0640 root:kafka, "
                     "masked in output) and login secrets in kafka_broker_jaas_config (0640 root:kafka, never logged)")
 UNIT_VALUES = ("kafka_broker_heap_opts", "kafka_broker_jvm_performance_opts", "kafka_broker_opts")
 
 
-def _sasl_login_faults(v):
-    # GSSAPI listeners log in with kafka_broker_kerberos (kafka/kerberos.py checks those).
+def _properties(v):
     properties = dict(settings(v["kafka_broker_default_properties"]))
     properties.update(settings(v["kafka_broker_properties"]))
-    listeners = kerberos.sasl_listeners(v["kafka_broker_listeners"], v["kafka_broker_controller_listener"],
-                                        v["kafka_broker_process_roles"], properties)
-    others = sorted({m for listener in listeners for m in listener["mechanisms"]} - {"GSSAPI"})
+    return properties
+
+
+def _sasl_login_faults(v, sasl):
+    # GSSAPI listeners log in with kafka_broker_kerberos (kafka/kerberos.py checks those).
+    others = sorted({m for listener in sasl for m in listener["mechanisms"]} - {"GSSAPI"})
     if not others or text(v["kafka_broker_jaas_config"]) or "sasl.jaas.config" in text(v["kafka_broker_properties"]):
         return []
     return ["kafka_broker_listeners: a SASL listener needs credentials, but neither kafka_broker_jaas_config nor a "
@@ -35,7 +39,24 @@ def _sasl_login_faults(v):
             "serves GSSAPI only)" % ", ".join(others)]
 
 
-def faults(v):
+def _security_faults(v, context):
+    """SCRAM users, the SASL logins, Kerberos and TLS, on the listeners this host configures."""
+    properties = _properties(v)
+    roles = v["kafka_broker_process_roles"]
+    listeners, controller = v["kafka_broker_listeners"], v["kafka_broker_controller_listener"]
+    inter_broker = v["kafka_broker_inter_broker_listener"]
+    sasl = kerberos.sasl_listeners(listeners, controller, roles, properties)
+    found = scram.scram_user_faults(v["kafka_broker_scram_users"])
+    found += scram.inter_broker_mechanism_faults(listeners if "broker" in roles else [], inter_broker, properties)
+    found += _sasl_login_faults(v, sasl)
+    found += kerberos.kerberos_faults(v["kafka_broker_kerberos"], sasl, roles, inter_broker, properties,
+                                      v["kafka_broker_jaas_config"])
+    found += tls.tls_faults(v["kafka_broker_tls"], tls.tls_listeners(listeners, controller, roles), properties,
+                            context.get("keystore", ""), context.get("truststore", ""))
+    return found
+
+
+def faults(v, context=None):
     """Every refusal of the broker's own settings, in a stable order."""
     found = rules.name("kafka_broker_cluster_name", v["kafka_broker_cluster_name"], "a cluster name")
     log_dirs = v["kafka_broker_log_dirs"] or []
@@ -48,6 +69,5 @@ def faults(v):
     found += rules.safe_path("kafka_broker_config_dir", v["kafka_broker_config_dir"])
     found += rules.unit_name("kafka_broker_service_name", v["kafka_broker_service_name"])
     found += rules.host("kafka_broker_advertised_host", v["kafka_broker_advertised_host"])
-    found += _sasl_login_faults(v)
     found += rules.unit_values({var: v[var] for var in UNIT_VALUES}, UNIT_SECRET_HOME)
-    return found
+    return found + _security_faults(v, context or {})

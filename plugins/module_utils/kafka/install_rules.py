@@ -44,7 +44,7 @@ def _archive_faults(src, sha512):
     return []
 
 
-def faults(v):
+def faults(v, context=None):  # pylint: disable=unused-argument
     """Every refusal of the install settings, in a stable order."""
     found = []
     version = text(v["kafka_common_version"])

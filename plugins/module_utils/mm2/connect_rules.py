@@ -18,7 +18,7 @@ UNIT_SECRET_HOME = ("put client secrets in connect_clusters[].properties (connec
 UNIT_VALUES = ("connect_heap_opts", "connect_jvm_performance_opts", "connect_kafka_opts")
 
 
-def faults(v):
+def faults(v, context=None):  # pylint: disable=unused-argument
     """Every refusal of the connect role's own settings, in a stable order."""
     found = []
     if not text(v["connect_source"]):

@@ -97,7 +97,7 @@ def _jaas_faults(jaas, keytab_src):
     return faults
 
 
-def faults(v):
+def faults(v, context=None):  # pylint: disable=unused-argument
     """Every refusal of the mirrormaker role's own settings, in a stable order."""
     found = []
     if len(v["mirrormaker_clusters"] or []) < 2:

@@ -32,8 +32,10 @@ def _jmx_faults(port, hosts, jmx):
     return faults
 
 
-def faults(v, all_hosts, mirrormakers, jmx):
-    """Every refusal of the Pulse settings, in a stable order."""
+def faults(v, context):
+    """Every refusal of the Pulse settings, in a stable order. ``context``: the inventory's ``hosts``,
+    its ``mirrormakers`` and their ``jmx`` settings by host."""
+    all_hosts, mirrormakers, jmx = context["hosts"], context["mirrormakers"], context["jmx"]
     found = []
     pulse_hosts, mm2_hosts = list(v["pulse_hosts"] or []), list(v["pulse_mm2_hosts"] or [])
     if not pulse_hosts:

@@ -163,6 +163,3 @@ def test_filters_wrap_the_helpers(keytab):
     assert sorted(kafka_filter.kafka_kerberos_properties(kerberos(keytab), KEYTAB, listeners)) == [
         "listener.name.client.gssapi.sasl.jaas.config", "listener.name.controller.gssapi.sasl.jaas.config",
         "listener.name.internal.gssapi.sasl.jaas.config", "sasl.kerberos.service.name"]
-    assert kafka_filter.kafka_kerberos_faults(kerberos(keytab), listeners, BOTH, "INTERNAL", props) == []
-    assert kafka_filter.kafka_kerberos_faults({}, listeners, BOTH, "INTERNAL", props)[0].startswith(
-        "kafka_broker_kerberos: empty, but listeners")

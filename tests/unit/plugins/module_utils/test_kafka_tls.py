@@ -267,7 +267,7 @@ def test_the_filters_are_the_same_functions(stores):
     assert scope == tls_listeners()
     assert kafka_filter.kafka_tls_properties(tls(stores), KEYSTORE, TRUSTSTORE, scope) == kt.tls_properties(
         tls(stores), KEYSTORE, TRUSTSTORE, scope)
-    assert kafka_filter.kafka_tls_faults({}, scope, {}, KEYSTORE, TRUSTSTORE) == faults({}, {}, scope)
     filters = kafka_filter.FilterModule().filters()
-    assert [filters[name] for name in ("kafka_tls_listeners", "kafka_tls_properties", "kafka_tls_faults")] == [
-        kafka_filter.kafka_tls_listeners, kafka_filter.kafka_tls_properties, kafka_filter.kafka_tls_faults]
+    assert [filters[name] for name in ("kafka_tls_listeners", "kafka_tls_properties")] == [
+        kafka_filter.kafka_tls_listeners, kafka_filter.kafka_tls_properties]
+    assert "kafka_tls_faults" not in filters  # the role's preflight runs them (kafka/broker_rules.py)

@@ -255,8 +255,11 @@ BROKER = {
     "kafka_broker_listeners": [{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"}],
     "kafka_broker_controller_listener": {"name": "CONTROLLER", "port": 9093, "protocol": "PLAINTEXT"},
     "kafka_broker_heap_opts": "-Xmx1g", "kafka_broker_jvm_performance_opts": "", "kafka_broker_opts": "",
+    "kafka_broker_inter_broker_listener": "PLAINTEXT", "kafka_broker_scram_users": [], "kafka_broker_kerberos": {},
+    "kafka_broker_tls": {},
 }
 SASL = [{"name": "SASL", "port": 9094, "protocol": "SASL_PLAINTEXT"}]
+STORES = {"keystore": "/etc/kafka/tls/keystore.pem", "truststore": "/etc/kafka/tls/truststore.pem"}
 
 
 def test_broker_defaults_pass():
@@ -277,15 +280,33 @@ def test_broker_defaults_pass():
      ["kafka_broker_listeners: a SASL listener needs credentials, but neither kafka_broker_jaas_config nor a "
       "listener.name.*.sasl.jaas.config in kafka_broker_properties is set (for SCRAM-SHA-512; kafka_broker_kerberos "
       "serves GSSAPI only)"]),
-    # Kafka's default mechanism is GSSAPI, whose login kafka_broker_kerberos gives.
-    ({"kafka_broker_listeners": SASL}, []),
+    # Kafka's default mechanism is GSSAPI, whose login kafka_broker_kerberos gives: the Kerberos rules ask for it.
+    ({"kafka_broker_listeners": SASL},
+     ["kafka_broker_kerberos: empty, but listener SASL (SASL_PLAINTEXT) offers GSSAPI (sasl.enabled.mechanisms not "
+      "set: Kafka's default); set kafka_broker_kerberos {principal, keytab_src} for the broker's Kerberos login, or "
+      "offer other mechanisms there"]),
+    # The SCRAM, Kerberos and TLS rules run from the broker's rules, on the same listeners.
+    ({"kafka_broker_scram_users": [{"name": "alice", "password": "pw,s3cret"}]},
+     ["kafka_broker_scram_users[0].password: holds a ',', which kafka-storage.sh format --add-scram cannot pass (it "
+      "splits its argument on every ',' and has no escape); choose another password or add such a user after the "
+      "first start with the Admin API (the kafka_scram_user module), which takes any string"]),
+    ({"kafka_broker_kerberos": {"principal": "kafka/k-1@LAB", "keytab_src": "/nonexistent.keytab"}},
+     ["kafka_broker_kerberos.keytab_src: /nonexistent.keytab is not a file on the controller"]),
+    ({"kafka_broker_listeners": [{"name": "TLS", "port": 9095, "protocol": "SSL"}]},
+     ["kafka_broker_tls: empty, but listener TLS (SSL) serves TLS and kafka_broker_properties gives no key store "
+      "there (ssl.keystore.location, or listener.name.<listener>.ssl.keystore.location); set kafka_broker_tls "
+      "{keystore_src, truststore_src}, or give the ssl.* keys in kafka_broker_properties"]),
+    ({"kafka_broker_properties": {"ssl.truststore.location": STORES["truststore"]}},
+     ["kafka_broker_properties: ssl.truststore.location names /etc/kafka/tls/truststore.pem, the file the role "
+      "keeps for kafka_broker_tls and removes while it is empty; keep hand-made stores elsewhere, or set "
+      "kafka_broker_tls"]),
     ({"kafka_broker_listeners": SASL, "kafka_broker_properties": {"sasl.enabled.mechanisms": "PLAIN"},
       "kafka_broker_jaas_config": "KafkaServer {...};"}, []),
     ({"kafka_broker_listeners": SASL, "kafka_broker_process_roles": ["controller"],
       "kafka_broker_properties": {"sasl.enabled.mechanisms": "PLAIN"}}, []),
 ])
 def test_broker_refusals(changes, expected):
-    assert broker_rules.faults(with_values(BROKER, **changes)) == expected
+    assert broker_rules.faults(with_values(BROKER, **changes), STORES) == expected
 
 
 # ----------------------------------------------------------------------------- pulse
@@ -300,8 +321,12 @@ MIRRORMAKERS = ["mm2-1", "mm2-2"]
 JMX_9999 = {"mm2-1": {"enabled": True, "port": 9999}, "mm2-2": {"enabled": True, "port": 9999}}
 
 
+def _pulse_context(jmx):
+    return {"hosts": ALL_HOSTS, "mirrormakers": MIRRORMAKERS, "jmx": jmx}
+
+
 def test_pulse_consistent_inventory_passes():
-    assert pulse_rules.faults(PULSE, ALL_HOSTS, MIRRORMAKERS, JMX_9999) == []
+    assert pulse_rules.faults(PULSE, _pulse_context(JMX_9999)) == []
 
 
 @pytest.mark.parametrize("changes, jmx, expected", [
@@ -327,4 +352,4 @@ def test_pulse_consistent_inventory_passes():
     ({"pulse_prompt_timeout": 0}, JMX_9999, ["pulse_prompt_timeout: 0 must be at least 1 second"]),
 ])
 def test_pulse_refusals(changes, jmx, expected):
-    assert pulse_rules.faults(with_values(PULSE, **changes), ALL_HOSTS, MIRRORMAKERS, jmx) == expected
+    assert pulse_rules.faults(with_values(PULSE, **changes), _pulse_context(jmx)) == expected
