@@ -276,7 +276,12 @@ def _worker_bindings(acls, pair):
 
 
 def dedicated_pairs(props):
-    """The herders ``connect-mirror-maker.sh`` runs for an mm2.properties dict (clusterPairs)."""
+    """The herders ``connect-mirror-maker.sh`` runs for the plan's mm2.properties mapping.
+
+    Read the way MirrorMaker 2 reads the file (MirrorMakerConfig.clusterPairs, clusterPairConfig:
+    a ``SOURCE->TARGET.`` key over the top-level one), not from the flow model: a key given in
+    mirrormaker_properties changes what MirrorMaker 2 does, and so the ACLs it needs, whether or
+    not the model names it."""
     clusters = _split(props.get("clusters", ""))
     pairs = []
     for source in clusters:
@@ -297,10 +302,10 @@ def dedicated_pairs(props):
             def worker(key, default, target=target):
                 return props.get("%s.%s" % (target, key), props.get(key, default))
 
-            pair.group_id = worker("group.id", source + "-mm2")
-            pair.worker_topics = (worker("offset.storage.topic", "mm2-offsets.%s.internal" % source),
-                                  worker("config.storage.topic", "mm2-configs.%s.internal" % source),
-                                  worker("status.storage.topic", "mm2-status.%s.internal" % source))
+            herder = naming.herder_names(source)
+            pair.group_id = worker("group.id", herder["group.id"])
+            pair.worker_topics = tuple(worker(key, herder[key]) for key in
+                                       ("offset.storage.topic", "config.storage.topic", "status.storage.topic"))
             pair.exactly_once = worker("exactly.once.source.support", "disabled").strip().lower() == "enabled"
             if pair.enabled:
                 pair.connectors["MirrorSourceConnector"] = pair.tasks()

@@ -69,3 +69,15 @@ def internal_topics(source_alias, target_alias, separator=".", internal_separato
         ("checkpoints", "%s%scheckpoints%sinternal" % (source_alias, sep, sep)),
         ("offset_syncs", "mm2-offset-syncs%s%s%sinternal" % (sep, other, sep)),
     ])
+
+
+def herder_names(source_alias):
+    """The group and storage topics of a dedicated-mode herder for flows from ``source_alias``, where
+    mm2.properties does not set them (MirrorMakerConfig.workerConfig: group.id ``<source>-mm2``,
+    ``mm2-{offsets,configs,status}.<source>.internal`` on the target)."""
+    return OrderedDict([
+        ("group.id", "%s-mm2" % source_alias),
+        ("offset.storage.topic", "mm2-offsets.%s.internal" % source_alias),
+        ("config.storage.topic", "mm2-configs.%s.internal" % source_alias),
+        ("status.storage.topic", "mm2-status.%s.internal" % source_alias),
+    ])
