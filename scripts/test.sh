@@ -33,13 +33,13 @@ step_build() {
     ANSIBLE_COLLECTIONS_PATH="$installed" ansible-doc -t role kafkaops.mirrormaker.kafka_broker >/dev/null
 }
 # The smoke job and the collection's modules against real brokers, real MirrorMaker 2, Connect and
-# Spark on this machine (tests/smoke/harness.py starts them from the lab's Kafka archive). The
+# Spark on this machine (tests/live/harness.py starts them from the lab's Kafka archive). The
 # mm2_smoke role run by ansible-playbook and the job on a Spark standalone cluster or YARN are the
 # slowest of them (1 to 3 minutes a test): they form smoke_role, in the extended run; Molecule's
 # default and dr verify run the role's smoke playbook in the gate.
-smoke_role=(tests/smoke/test_role.py tests/smoke/test_spark_cluster.py)
+smoke_role=(tests/live/test_role.py tests/live/test_spark_cluster.py)
 smoke_pytest() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 "$@"; }
-step_smoke() { smoke_pytest tests/smoke "${smoke_role[@]/#/--ignore=}"; }
+step_smoke() { smoke_pytest tests/live "${smoke_role[@]/#/--ignore=}"; }
 step_smoke_role() { smoke_pytest "${smoke_role[@]}"; }
 scenarios() {
   local scenario
