@@ -9,8 +9,9 @@ import sys
 from html.parser import HTMLParser
 
 import harness
+from repo_paths import COLLECTIONS, use_collection, use_smoke_job  # harness put tests/lib on sys.path
 
-sys.path.insert(0, harness.SMOKE_DIR)
+use_smoke_job()
 
 MM2_TOPICS = ["mm2-smoke.*"]
 MM2_FLOWS = [
@@ -18,18 +19,6 @@ MM2_FLOWS = [
     {"source": "B", "target": "A", "topics": MM2_TOPICS},
 ]
 JARS_DIR = os.path.join(harness.REPO, ".cache", "spark-jars")
-COLLECTIONS = os.path.join(harness.REPO, ".collections")
-
-
-def use_collection():
-    """<repo>/.collections/ansible_collections/kafkaops/mirrormaker -> <repo> (made by
-    scripts/bootstrap.sh; as in tests/unit/conftest.py), and <repo>/.collections on sys.path."""
-    link = os.path.join(COLLECTIONS, "ansible_collections", "kafkaops", "mirrormaker")
-    if not os.path.lexists(link):
-        os.makedirs(os.path.dirname(link), exist_ok=True)
-        os.symlink(harness.REPO, link)
-    if COLLECTIONS not in sys.path:
-        sys.path.insert(0, COLLECTIONS)
 
 
 def run_ansible_module(module, args, *extra, python=sys.executable):
