@@ -7,8 +7,9 @@ repository importable as ansible_collections.kafkaops.mirrormaker.
 <repo>/.collections first on sys.path. ``use_smoke_job()`` puts <repo>/smoke, the smoke job's
 package ``mm2_smoke``, on sys.path. Importing this module changes nothing.
 
-tests/unit/conftest.py and tests/live/lab_process.py (and through it the live tests, bench/ and
-tests/golden/render.py) put tests/lib on sys.path and import it from there, under this one name.
+tests/unit/conftest.py, tests/unit/smoke_job/conftest.py and tests/live/lab_process.py (and through
+it the live tests, bench/ and tests/golden/render.py) put tests/lib on sys.path and import it from
+there, under this one name.
 """
 
 from __future__ import annotations
