@@ -3,7 +3,7 @@ MirrorMaker 2 checkpoint for that group on the target, in both layouts, idle and
 
 That window is the one in which a new group cannot fail over yet: B has no translated offsets
 for it. One run, on two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1
-(tests/smoke/harness.py), flow A->B in each layout, one layout at a time:
+(tests/live/harness.py), flow A->B in each layout, one layout at a time:
 
 * dedicated   - connect-mirror-maker.sh (Lab.start_mm2_properties) with an mm2.properties rendered
                 by plugins/module_utils/mm2/model.py from the mirrormaker role's defaults, as
@@ -61,7 +61,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "smoke"))
-# mm2_throughput puts tests/smoke (the harness) on sys.path; the layouts are rendered as it renders them.
+# mm2_throughput puts tests/live (the harness) on sys.path; the layouts are rendered as it renders them.
 import mm2_throughput as mt  # noqa: E402 pylint: disable=wrong-import-position
 from harness import Lab, commit_group, find_archive, free_ports, load_connect, load_model, log, put_connector, start_process, stop_process  # noqa: E402 pylint: disable=wrong-import-position
 from mm2_smoke import kafka_util as ku  # noqa: E402 pylint: disable=wrong-import-position

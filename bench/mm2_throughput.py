@@ -11,13 +11,13 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
                  (end offsets polled every --poll-ms), startup delay reported apart;
 * Connect      - configs connect / connect-eos: the DR layout, MirrorSourceConnector and
                  MirrorCheckpointConnector on a distributed Connect worker next to B
-                 (tests/smoke/harness.py Lab.start_connect, worker properties and connector
+                 (tests/live/harness.py Lab.start_connect, worker properties and connector
                  configs from plugins/module_utils/mm2/connect.py), identity policy, the
                  collection's defaults, created with PUT /connectors/<name>/config; A:dr-bench
                  (dr-bench-eos) -> B:dr-bench (dr-bench-eos), measured like dedicated mode.
 
 Prints a table and writes bench/results/mm2_throughput-<date>.json.
-Needs: the project's venv (PyYAML; kafka-python through tests/smoke/harness.py), java + javac 17, the lab
+Needs: the project's venv (PyYAML; kafka-python through tests/live/harness.py), java + javac 17, the lab
 archive (lab/kafka-dist/assemble.sh).
 
   bench/mm2_throughput                      # 200000 x 1 KB, the DEFAULT_CONFIGS below
@@ -42,8 +42,8 @@ from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-# Brokers and processes are started the same way as for the smoke tests.
-sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
+# Brokers and processes are started the same way as for the live-broker tests (tests/live).
+sys.path.insert(0, os.path.join(REPO, "tests", "live"))
 from harness import (Lab, connect_rest, find_archive, format_properties, free_ports, load_connect, load_model, load_tuning, log,  # noqa: E402 pylint: disable=wrong-import-position
                      put_connector, start_process, stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")

@@ -1,7 +1,7 @@
 """Reconcile (Spark) vs the fastest raw read of the same two topics; smoke verdict time vs replication delay.
 
 One run on two local single-node brokers (A, B) from the lab archive and real MirrorMaker 2
-(tests/smoke/harness.py):
+(tests/live/harness.py):
 
 1. topic ``bench`` on A filled with N records of --record-size bytes, mirrored by MM2 to B as
    ``A.bench``; MM2 is then stopped so that only the readers run;
@@ -39,7 +39,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
+sys.path.insert(0, os.path.join(REPO, "tests", "live"))
 sys.path.insert(0, os.path.join(REPO, "smoke"))
 import harness  # noqa: E402
 

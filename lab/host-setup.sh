@@ -20,7 +20,7 @@ packages=(
     debootstrap                  # lab/image/build.sh: Debian rootfs
     debian-archive-keyring       # debootstrap verifies the archive with it
     ca-certificates
-    openssl                      # tests/smoke/tls.py, tests/golden/render.py: throw-away CA and certificates
+    openssl                      # tests/live/tls.py, tests/golden/render.py: throw-away CA and certificates
     tar
     gzip
     util-linux                   # mountpoint; unshare for tests/golden/render.py
@@ -30,8 +30,8 @@ packages=(
     shellcheck                   # ansible-test sanity checks the shell scripts with it
     openssh-client               # Ansible, Molecule and testinfra reach the lab hosts over SSH
     maven                        # lab/kafka-dist/assemble.sh, lab/spark/fetch.sh: jars from Maven Central
-    openjdk-17-jdk-headless      # Kafka for the smoke tests, javac for tests/integration/java, Maven
-    krb5-kdc                     # the smoke tests' real Kerberos KDC (tests/smoke/kdc.py)
+    openjdk-17-jdk-headless      # Kafka for the live-broker tests, javac for tests/integration/java, Maven
+    krb5-kdc                     # the live-broker tests' real Kerberos KDC (tests/live/kdc.py)
     krb5-admin-server            # kadmin.local: its principals and keytabs
     libkrb5-dev                  # builds the gssapi wheel (kafka-python's GSSAPI; PyPI has no Linux wheel)
     gcc                          # the same build

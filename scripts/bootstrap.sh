@@ -35,7 +35,7 @@ if [ "$(cat .cache/wheels-spark/.pins 2>/dev/null)" != "$host_stamp" ]; then
   echo "$host_stamp" > .cache/wheels-spark/.pins
 fi
 
-# Jenkins' JUnit schema, which the smoke tests validate the job's JUnit XML against: pytest's
+# Jenkins' JUnit schema, which the tests validate the smoke job's JUnit XML against: pytest's
 # source distribution carries it (pytest validates its own JUnit XML with it).
 if [ ! -s .cache/junit/junit-10.xsd ]; then
   rm -rf .cache/junit && mkdir -p .cache/junit

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The test suite. With no argument, the gate that .ci/run runs (under 45 minutes on two cores):
-# lint, unit tests, sanity, the golden files, the built collection, the smoke tests on real brokers,
+# lint, unit tests, sanity, the golden files, the built collection, the tests on live brokers,
 # MM2, Connect and Spark, Molecule's default and dr scenarios, and the check that the extended run
 # was recorded for this tree. The extended run (the mm2_smoke role's and Spark cluster tests,
 # Molecule's secure and kraft scenarios, the converge bench) does not fit beside them; it runs
 # before every landing instead (docs/testing.md):
 #   bash scripts/test.sh              the gate
-#   bash scripts/test.sh extended     smoke_role, secure, kraft and the bench; on a clean tree, all green,
+#   bash scripts/test.sh extended     live_role, secure, kraft and the bench; on a clean tree, all green,
 #                                     records that in .ci/extended.txt (commit it)
-#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity golden build smoke smoke_role default dr
+#   bash scripts/test.sh lint unit    chosen steps (lint unit sanity golden build live live_role default dr
 #                                     secure kraft bench recorded; hosts = default dr, molecule = all four)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -33,14 +33,14 @@ step_build() {
     ANSIBLE_COLLECTIONS_PATH="$installed" ansible-doc -t role kafkaops.mirrormaker.kafka_broker >/dev/null
 }
 # The smoke job and the collection's modules against real brokers, real MirrorMaker 2, Connect and
-# Spark on this machine (tests/smoke/harness.py starts them from the lab's Kafka archive). The
+# Spark on this machine (tests/live/harness.py starts them from the lab's Kafka archive). The
 # mm2_smoke role run by ansible-playbook and the job on a Spark standalone cluster or YARN are the
-# slowest of them (1 to 3 minutes a test): they form smoke_role, in the extended run; Molecule's
+# slowest of them (1 to 3 minutes a test): they form live_role, in the extended run; Molecule's
 # default and dr verify run the role's smoke playbook in the gate.
-smoke_role=(tests/smoke/test_role.py tests/smoke/test_spark_cluster.py)
-smoke_pytest() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 "$@"; }
-step_smoke() { smoke_pytest tests/smoke "${smoke_role[@]/#/--ignore=}"; }
-step_smoke_role() { smoke_pytest "${smoke_role[@]}"; }
+live_role=(tests/live/test_role.py tests/live/test_spark_cluster.py)
+live_pytest() { pytest -q -p no:cacheprovider -W ignore::DeprecationWarning --durations=8 "$@"; }
+step_live() { live_pytest tests/live "${live_role[@]/#/--ignore=}"; }
+step_live_role() { live_pytest "${live_role[@]}"; }
 scenarios() {
   local scenario
   for scenario in "$@"; do
@@ -64,7 +64,7 @@ record_ignores=(':!*.md' ':!changelogs/fragments' ":!$record")
 tree_key() {
   git ls-files -s -- . "${record_ignores[@]}" | git hash-object --stdin
 }
-extended_steps=(smoke_role secure kraft bench)
+extended_steps=(live_role secure kraft bench)
 # The gate's last step: the extended run passed on this very tree.
 step_recorded() {
   local key
@@ -106,17 +106,17 @@ if [ "${steps[*]}" = extended ]; then
 elif [ ${#steps[@]} -gt 0 ]; then
   for step in "${steps[@]}"; do run_step "$step"; done
 else
-  # The gate. The smoke step leaves the machine idle much of the time (brokers and MirrorMaker wait
+  # The gate. The live step leaves the machine idle much of the time (brokers and MirrorMaker wait
   # on their intervals: 75 to 90% idle once lint, unit and sanity are done, vmstat, 2026-11-27), so
   # a second track runs beside it: lint, the unit tests, sanity, the golden files, then Molecule's dr; default follows
-  # the smoke step, beside the end of dr (their verify steps mostly wait on MirrorMaker's and
+  # the live step, beside the end of dr (their verify steps mostly wait on MirrorMaker's and
   # Connect's intervals). The second track's output follows once both are done, so that each step's
   # lines stay together. Both scenarios converge the installed collection: build comes first.
-  steps=(lint unit sanity golden build smoke default dr recorded)
+  steps=(lint unit sanity golden build live default dr recorded)
   run_step build
   (for step in lint unit sanity golden dr; do run_step "$step"; done) > "$results/beside.log" 2>&1 &
   beside=$!
-  for step in smoke default; do run_step "$step"; done
+  for step in live default; do run_step "$step"; done
   wait "$beside" || true
   cat "$results/beside.log"
   run_step recorded

@@ -5,7 +5,7 @@
 #   bash scripts/under-load.sh [--runs N] [--here] [STEP ...]
 #     --runs N   how many runs in a row (default 1); exits non-zero when any fails
 #     --here     run in this work tree instead of a fresh clone of its HEAD
-#     STEP       test.sh steps: smoke, dr, default, hosts, secure, extended, ... (the head of scripts/test.sh)
+#     STEP       test.sh steps: live, dr, default, hosts, secure, extended, ... (the head of scripts/test.sh)
 # A fresh clone's bootstrap reuses this machine's pip, Maven and image caches. Its log, each run's
 # output and the artifacts of failed verify steps (.cache/artifacts: MirrorMaker's, Connect's and
 # the brokers' own logs) go to $WORK (default a new directory under /tmp).

@@ -82,7 +82,7 @@ def run(cmd, **kwargs):
 def start_broker(work):
     """A real single-node KRaft broker on 127.0.0.1:9092 (the port the example names) from the lab's
     archive, started by the live-broker tests' harness; returns its Lab (``stop()`` ends it)."""
-    sys.path.insert(0, os.path.join(REPO, "tests", "smoke"))
+    sys.path.insert(0, os.path.join(REPO, "tests", "live"))
     import harness  # noqa: E402 (the live-broker tests' helpers)
 
     lab = harness.Lab(archive=ARCHIVE, workdir=os.path.join(work, "broker"))

@@ -2,7 +2,8 @@
 """Make the repository importable as ansible_collections.kafkaops.mirrormaker.
 
 Creates <repo>/.collections/ansible_collections/kafkaops/mirrormaker -> <repo> (a
-symlink, gitignored) when missing and puts <repo>/.collections first on sys.path.
+symlink, gitignored) when missing and puts <repo>/.collections first on sys.path
+(tests/lib/repo_paths.py, which the live tests use too).
 Also offers a ``java_load`` fixture: java.util.Properties.load via tests/unit/java.
 """
 
@@ -16,15 +17,12 @@ import sys
 
 import pytest
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-COLLECTIONS = os.path.join(REPO, ".collections")
-LINK = os.path.join(COLLECTIONS, "ansible_collections", "kafkaops", "mirrormaker")
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
+from repo_paths import REPO, use_collection  # noqa: E402 pylint: disable=wrong-import-position
 
-if not os.path.lexists(LINK):
-    os.makedirs(os.path.dirname(LINK), exist_ok=True)
-    os.symlink(REPO, LINK)
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
+use_collection()
 
 JAVA_DUMP = os.path.join(REPO, "tests", "unit", "java", "PropsDump.java")
 

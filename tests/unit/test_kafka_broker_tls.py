@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """kafka_broker_tls through the role itself, run by ansible-playbook on localhost.
 
-A throw-away CA and a broker key pair are made with the openssl CLI, as tests/smoke/tls.py makes
+A throw-away CA and a broker key pair are made with the openssl CLI, as tests/live/tls.py makes
 the lab's. The preflight refuses each fault with its own message naming the variable; the configure
 tasks (roles/kafka_broker/tasks/configure.yml) then copy the stores and write server.properties
 and probe.properties into a temporary directory, so the test sees what the role writes (read back

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """Coercions shared by every domain: inventory values arrive as any YAML type, or unset.
 
-Standard library only (the smoke tests load the MirrorMaker model outside Ansible)."""
+Standard library only (the live-broker tests, tests/live, load the MirrorMaker model outside Ansible)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@
 The one home of ``kafka-storage.sh format``'s command line (``format_command``) and of the
 refusals of ``kafka_broker_scram_users`` and of the inter-broker SASL mechanism
 (``scram_user_faults``, ``inter_broker_mechanism_faults``). The role's preflight and its format
-task call these through the filters of ``plugins/filter/kafka.py``; the smoke test formats a real
-storage with the command line built here.
+task call these through the filters of ``plugins/filter/kafka.py``; tests/live/test_kafka_scram.py
+formats a real storage with the command line built here.
 
 What Kafka's ``StorageTool`` / ``ScramParser`` (``metadata/.../storage/ScramParser.java``) do with
 ``--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]'``:

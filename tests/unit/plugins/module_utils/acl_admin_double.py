@@ -3,7 +3,7 @@
 delete_acls), answering with kafka-python 3.x's own types and errors from a set of bindings it
 keeps.  Not Kafka: it stands in only for what a real broker cannot be made to show on demand
 (which calls a run made, so that check mode is seen to write nothing; a create that the cluster
-refuses for one binding only).  The real thing is tested in tests/smoke/test_kafka_acl.py.
+refuses for one binding only).  The real thing is tested in tests/live/test_kafka_acl.py.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ config naming another connector are those a Kafka 4.3.1 worker gave in the smoke
 only for what a real worker cannot be made to do on demand: answer 409 (a rebalance), 401, or
 slowly; hold a FAILED task with a long trace; and record every request a run sent, so that check
 mode can be shown to send no write. Everything else is tested against a real worker in
-tests/smoke/test_connect_connector.py.
+tests/live/test_connect_connector.py.
 
 State changes are immediate here; a real worker applies them a moment later.
 """

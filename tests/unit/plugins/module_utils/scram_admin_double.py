@@ -3,7 +3,7 @@
 alter_user_scram_credentials), answering as kafka-python 3.x does with what a KRaft cluster
 answers, from credentials it keeps.  Not Kafka: it stands in only for what a real broker cannot be
 made to show on demand (every call a run made, so that check mode is seen to write nothing; which
-salted hash a password set).  The real thing is tested in tests/smoke/test_kafka_scram_user.py.
+salted hash a password set).  The real thing is tested in tests/live/test_kafka_scram_user.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """plugins/module_utils/connect/rest.py: the REST client against connect_double (a TEST DOUBLE of
 a Connect worker's REST API, for what a real one cannot be made to do on demand: 409s, 401, a
-silent server) and the pure helpers. The client against a real worker: tests/smoke/test_connect_connector.py.
+silent server) and the pure helpers. The client against a real worker: tests/live/test_connect_connector.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 what to create and delete (exclusive touches only the principal/resource pairs named), the text of
 a binding, kafka-python's types both ways, the calls against acl_admin_double (a TEST DOUBLE of
 KafkaAdminClient's ACL calls) and the failure messages.  Against a real broker with an authorizer:
-tests/smoke/test_kafka_acl.py.
+tests/live/test_kafka_acl.py.
 """
 
 from __future__ import annotations

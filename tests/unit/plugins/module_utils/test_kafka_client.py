@@ -5,7 +5,7 @@ library, who the cluster takes the caller for, bootstrap_servers, the secrets ke
 within the timeout (clock_double, a TEST DOUBLE of the clock), the reason kafka-python logged,
 the probe's message for a cluster that does not answer (a real closed port) and connect's
 failure message, and start, which runs the checks before any connection in the modules' order.
-Against real brokers: tests/smoke/test_kafka_group_offsets_info.py, test_kafka_acl.py.
+Against real brokers: tests/live/test_kafka_group_offsets_info.py, test_kafka_acl.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The small socket servers below are NOT stand-ins for Kafka: each one is a failure case (a port
 nobody listens on, a listener that never answers, one that answers garbage or closes). That a
-real broker answers is shown against real Kafka in tests/smoke/test_kafka_reachable.py.
+real broker answers is shown against real Kafka in tests/live/test_kafka_reachable.py.
 """
 
 import socket

@@ -2,7 +2,7 @@
 """Unit tests for plugins/module_utils/kafka/probe_config.py: the health probe logs in as the broker does.
 
 tests/unit/test_kafka_broker_probe.py renders probe.properties through the role, and
-tests/smoke/test_broker_probe.py runs kafka-broker-api-versions.sh with these settings against a
+tests/live/test_broker_probe.py runs kafka-broker-api-versions.sh with these settings against a
 real secured broker.
 """
 

@@ -4,7 +4,7 @@
 ``kafka_reads`` below is a port of what Kafka's ScramParser does with one ``--add-scram`` argument
 (ScramParser.parsePerMechanismArgument, PerMechanismData(mechanism, configString),
 splitTrimmedConfigStringComponent): a test double of the parser, used to show that the values
-built here read back unchanged. tests/smoke/test_kafka_scram.py shows the same with Kafka itself.
+built here read back unchanged. tests/live/test_kafka_scram.py shows the same with Kafka itself.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """module_utils/mm2/smoke_plan.py: the mm2_smoke role's refusals (one message per fault, naming the
 variable), the checks' waits derived from MirrorMaker 2's intervals, the job's Kerberos login, and the
 job's configuration. Through the role, on a dry run: tests/golden (the smoke job's configuration);
-against real brokers: tests/smoke/test_role.py."""
+against real brokers: tests/live/test_role.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ decisions, waiting, messages) directly, and the real module run as Ansible runs 
 in, JSON result out) against connect_double, a TEST DOUBLE of a Connect worker's REST API (not
 Connect). The double is used for what a real worker cannot be made to show on demand: which
 requests a run sent (check mode sends no write), 409s, 401, a task FAILED with a long trace.
-Against a real Kafka Connect worker: tests/smoke/test_connect_connector.py.
+Against a real Kafka Connect worker: tests/live/test_connect_connector.py.
 """
 
 from __future__ import annotations

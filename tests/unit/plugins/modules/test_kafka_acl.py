@@ -4,7 +4,7 @@
 replaced by acl_admin_double, a TEST DOUBLE of its ACL calls, and the reachability probe by a
 stand-in that says the servers answered.  The double shows what a real broker cannot on demand:
 every call the run made, so that check mode is seen to write nothing and a re-run to write
-nothing.  Against a real broker with an authorizer: tests/smoke/test_kafka_acl.py.
+nothing.  Against a real broker with an authorizer: tests/live/test_kafka_acl.py.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The admin client and the consumer are test doubles (FakeAdmin, FakeConsumer) tha
 kafka-python 3.x's shapes, used only for what a real broker cannot show cheaply: the arithmetic,
 the sorting, a deleted topic, a group kafka-python cannot describe, a coordinator not ready.
 The connection options it shares with kafka_acl are tested in module_utils/test_kafka_client.py.
-tests/smoke/test_kafka_group_offsets_info.py runs the module against a real broker.
+tests/live/test_kafka_group_offsets_info.py runs the module against a real broker.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ KafkaAdminClient replaced by scram_admin_double, a TEST DOUBLE of its two SCRAM 
 reachability probe by a stand-in that says the servers answered.  The double shows what a real
 broker cannot on demand: every call the run made (check mode writes nothing, a re-run writes
 nothing) and which password a credential now has.  Against real brokers:
-tests/smoke/test_kafka_scram_user.py.
+tests/live/test_kafka_scram_user.py.
 """
 
 from __future__ import annotations

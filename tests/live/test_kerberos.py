@@ -1,6 +1,6 @@
 """MirrorMaker 2 logs in to a REAL Kerberos KDC with the mirrormaker role's JAAS block.
 
-The secured lab's KDC (tests/smoke/kdc.py: MIT krb5kdc with a realm of its own) issues the brokers'
+The secured lab's KDC (tests/live/kdc.py: MIT krb5kdc with a realm of its own) issues the brokers'
 service principal kafka/localhost and MirrorMaker 2's principal; both clusters' SASL_PLAINTEXT
 listener offers GSSAPI. The inventory chooses the Acceldata way: ``mirrormaker_jaas`` with
 login_module kerberos, a keytab and a principal, and clusters with ``sasl.mechanism=GSSAPI`` and no

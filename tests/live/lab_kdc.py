@@ -1,4 +1,4 @@
-"""The lab's KDC (tests/smoke/kdc.py) and CA (tls.Ca) for secured brokers."""
+"""The lab's KDC (tests/live/kdc.py) and CA (tls.Ca) for secured brokers."""
 
 from lab_brokers import KERBEROS_SERVICE, krb5_jaas
 

@@ -4,7 +4,7 @@ It copies records of one topic from cluster A to a "remote" topic on cluster B t
 MirrorSourceTask does (same partition, key, value, headers and timestamp), and can be told to
 show the faults real MM2 cannot be made to show: drop, corrupt, reorder, duplicate, delay or
 misname (copy to a wrongly named remote topic).  Faults pick records by the smoke job's
-``mm2-smoke-seq`` header.  Used only by tests/smoke.
+``mm2-smoke-seq`` header.  Used only by tests/live.
 """
 
 import threading

@@ -1,4 +1,4 @@
-"""SASL_SSL against REAL brokers whose certificates come from a lab CA made by openssl (tests/smoke/tls.py).
+"""SASL_SSL against REAL brokers whose certificates come from a lab CA made by openssl (tests/live/tls.py).
 
 A lab of its own: clusters TA and TB from ``harness.Lab.start_secured_broker(name, tls=True)``, each one
 KRaft node with StandardAuthorizer whose client and inter-broker listener is SASL_SSL with

@@ -13,8 +13,11 @@ import urllib.request
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-SMOKE_DIR = os.path.join(REPO, "smoke")
+LIB = os.path.join(os.path.dirname(HERE), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
+# REPO, SMOKE_DIR and the .collections link (use_collection) have their home in tests/lib/repo_paths.py.
+from repo_paths import REPO, SMOKE_DIR, use_collection  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 
 
 def log(msg):
@@ -22,42 +25,30 @@ def log(msg):
     sys.stderr.flush()
 
 
-def _collection():
-    """Make the repository importable as ansible_collections.kafkaops.mirrormaker (the .collections
-    link tests/unit/conftest.py makes too)."""
-    collections = os.path.join(REPO, ".collections")
-    link = os.path.join(collections, "ansible_collections", "kafkaops", "mirrormaker")
-    if not os.path.lexists(link):
-        os.makedirs(os.path.dirname(link), exist_ok=True)
-        os.symlink(REPO, link)
-    if collections not in sys.path:
-        sys.path.insert(0, collections)
-
-
 def load_model():
     """The collection's MirrorMaker 2 flow model (module_utils/mm2/model.py)."""
-    _collection()
+    use_collection()
     from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model
     return model
 
 
 def load_tuning():
     """The MirrorMaker 2 settings the collection ships (module_utils/mm2/tuning.py)."""
-    _collection()
+    use_collection()
     from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import tuning
     return tuning
 
 
 def format_properties(props):
     """``props`` as the lines of a Java properties file, written by the collection's own writer."""
-    _collection()
+    use_collection()
     from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import properties
     return properties.format_properties(props)
 
 
 def load_connect():
     """(mm2_model, mm2_connect): the collection's flow model and Connect plan."""
-    _collection()
+    use_collection()
     from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
     return load_model(), mm2_connect
 

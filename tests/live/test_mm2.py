@@ -13,8 +13,8 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
 import harness
-from jobtools import (JARS_DIR, MM2_FLOWS as MM2_FLOWS_BOTH, check_report_files, make_config, messages, run_job,
-                      spark_ready, statuses)
+from jobtools import JARS_DIR, MM2_FLOWS as MM2_FLOWS_BOTH, make_config, messages, run_job, spark_ready, statuses
+from report_files import check_report_files
 
 ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"], "sync_group_offsets": True}]
 MM2_FLOWS_ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"]}]

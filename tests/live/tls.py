@@ -1,4 +1,4 @@
-"""A throw-away certificate authority for the smoke tests, made by the ``openssl`` CLI (Debian's
+"""A throw-away certificate authority for the live-broker tests, made by the ``openssl`` CLI (Debian's
 openssl; lab/host-setup.sh installs it).
 
 Everything is PEM, so that one set of files serves every client: Kafka's brokers and Java clients

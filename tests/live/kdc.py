@@ -1,4 +1,4 @@
-"""A real MIT Kerberos KDC for the smoke tests (Debian's krb5-kdc; kadmin.local from
+"""A real MIT Kerberos KDC for the live-broker tests (Debian's krb5-kdc; kadmin.local from
 krb5-admin-server; lab/host-setup.sh installs both).
 
 The KDC runs as a process of the test session, in a directory of its own: its own realm database,
@@ -23,7 +23,7 @@ SBIN = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 def tool(name):
     path = shutil.which(name, path=SBIN)
     if not path:
-        raise RuntimeError("%s not found: the smoke tests' KDC needs Debian's krb5-kdc and krb5-admin-server "
+        raise RuntimeError("%s not found: the live-broker tests' KDC needs Debian's krb5-kdc and krb5-admin-server "
                            "(bash lab/host-setup.sh)" % name)
     return path
 

@@ -1,4 +1,5 @@
-"""Unit tests of the smoke job's pure functions (no Kafka, no Spark)."""
+"""Unit tests of the smoke job's pure functions (no Kafka, no Spark); conftest.py makes mm2_smoke
+(smoke/mm2_smoke) and tests/lib importable."""
 
 import json
 import os
@@ -11,7 +12,7 @@ from mm2_smoke import config, digest, formats, junit, kafka_util, picture, repor
 from mm2_smoke.check_cycles import cycles
 from mm2_smoke.common import first_diff
 
-from jobtools import hex_rgb, parse_html, png_panels, validate_junit
+from report_files import hex_rgb, parse_html, png_panels, validate_junit
 
 
 def test_checkpoint_decode_hand_made_bytes():
