@@ -233,8 +233,9 @@ def test_install_refusals(changes, expected):
     ("no digest here\n", "", "kafka_common_archive_src: {src}.sha512 holds no sha512 (128 hex digits)"),
     # Apache's .sha512 files wrap the digest over lines in groups of hex digits.
     ("kafka_2.13-4.3.1.tgz: " + " ".join([SHA512[i:i + 8].upper() for i in range(0, 128, 8)]) + "\n", "", None),
+    (SHA512 + "  kafka_2.13-4.3.1.tgz\n", "", None),
     (None, SHA512, None),
-], ids=["missing", "no-digest", "apache-format", "given-in-inventory"])
+], ids=["missing", "no-digest", "apache-format", "sha512sum-format", "given-in-inventory"])
 def test_install_archive_checksum(tmp_path, checksum, sha512, expected):
     src = tmp_path / "kafka_2.13-4.3.1.tgz"
     src.write_bytes(b"tgz")
