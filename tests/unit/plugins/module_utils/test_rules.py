@@ -43,6 +43,11 @@ def test_safe_path(value, optional, ok):
 ])
 def test_host(value, optional, ok):
     assert (rules.host("x_host", value, optional=optional) == []) is ok
+    if not ok:
+        assert rules.host("x_host", value, optional=optional) == \
+            ["x_host: %s is not a host name or address" % rules.shown(value)]
+        assert rules.host("x_host", value, optional=optional, why="it is written into x.sh") == \
+            ["x_host: %s is not a host name or address; it is written into x.sh" % rules.shown(value)]
 
 
 @pytest.mark.parametrize("value, ok", [
