@@ -10,7 +10,6 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 
-INPUTS = ("clusters", "flows", "properties", "options", "source", "target", "settings")
 # The options of plugins/modules/connect_plan.py, as Ansible checks them (required, unknown, types).
 ARGUMENT_SPEC = dict(
     clusters=dict(type="list", elements="dict", required=True),
@@ -22,6 +21,8 @@ ARGUMENT_SPEC = dict(
     settings=dict(type="dict", required=True),
     fact=dict(type="str", default="__connect_plan"),
 )
+# mm2_connect.plan's arguments, in its order.
+INPUTS = tuple(key for key in ARGUMENT_SPEC if key != "fact")
 
 
 class ActionModule(ActionBase):

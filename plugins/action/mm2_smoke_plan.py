@@ -8,9 +8,6 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as mm2_smoke_plan
 
-INPUTS = ("mode", "checks", "topics", "records", "payload_bytes", "partitions", "timeouts", "reconcile_topics",
-          "extra_checks", "jars_src", "wheels_src", "spark_master", "spark_master_timeout", "user", "jaas",
-          "krb5_conf")
 # The options of plugins/modules/mm2_smoke_plan.py, as Ansible checks them (required, unknown, types).
 ARGUMENT_SPEC = dict(
     mode=dict(type="str", required=True),
@@ -33,6 +30,8 @@ ARGUMENT_SPEC = dict(
     mirrormaker_keytab_src=dict(type="str", default=""),
     mirrormaker_config_dir=dict(type="str", default=""),
 )
+# The role's own input (mm2_smoke_* without the prefix), what smoke_plan.plan takes as ``inputs``.
+INPUTS = tuple(key for key in ARGUMENT_SPEC if key not in ("model", "mirrormaker_keytab_src", "mirrormaker_config_dir"))
 
 
 class ActionModule(ActionBase):
