@@ -10,7 +10,19 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import connect as mm2_connect
 
-INPUTS = ("clusters", "flows", "properties", "options", "source", "target", "settings")
+# The options of plugins/modules/connect_plan.py, as Ansible checks them (required, unknown, types).
+ARGUMENT_SPEC = dict(
+    clusters=dict(type="list", elements="dict", required=True),
+    flows=dict(type="list", elements="dict", required=True),
+    properties=dict(type="dict", required=True),
+    options=dict(type="dict", required=True),
+    source=dict(type="str", required=True),
+    target=dict(type="str", required=True),
+    settings=dict(type="dict", required=True),
+    fact=dict(type="str", default="__connect_plan"),
+)
+# mm2_connect.plan's arguments, in its order.
+INPUTS = tuple(key for key in ARGUMENT_SPEC if key != "fact")
 
 
 class ActionModule(ActionBase):
@@ -19,25 +31,17 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        args = dict(self._task.args)
-        fact = args.pop("fact", "__connect_plan")
-        unknown = sorted(set(args) - set(INPUTS))
-        missing = [key for key in INPUTS if key not in args]
-        if unknown or missing:
-            result.update(failed=True, msg="connect_plan: %s" % "; ".join(
-                ["%s: required" % key for key in missing] + ["%s: not an option" % key for key in unknown]))
-            return result
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         plan = plain(mm2_connect.plan(*(args[key] for key in INPUTS)))
         result["changed"] = False
-        settings = args["settings"] if isinstance(args["settings"], dict) else {}
         given = [args["clusters"], args["flows"], args["properties"]] + [
-            settings.get(key) for key in ("worker_defaults", "worker_properties", "connector_properties")]
+            args["settings"].get(key) for key in ("worker_defaults", "worker_properties", "connector_properties")]
         if plan["errors"]:
             # The messages are shown, each secret value of the input masked in them.
             values = secrets.secret_values(given)
             result.update(failed=True, msg=[secrets.scrub(error, values) for error in plan["errors"]])
             return result
-        result["ansible_facts"] = {fact: plan}
+        result["ansible_facts"] = {args["fact"]: plan}
         # The plan carries the clusters' client settings and the connectors' secrets for the files;
         # nothing of it is shown when the input holds a secret.
         if secrets.has_secrets(given):

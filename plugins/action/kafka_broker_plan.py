@@ -8,6 +8,13 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import layout
 
+# The options of plugins/modules/kafka_broker_plan.py, as Ansible checks them (required, unknown, types).
+ARGUMENT_SPEC = dict(
+    members=dict(type="list", elements="dict", required=True),
+    host=dict(type="str", required=True),
+    fact=dict(type="str", default="__kafka_broker_plan"),
+)
+
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -15,21 +22,15 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        args = dict(self._task.args)
-        members, host = args.pop("members", None), args.pop("host", None)
-        fact = args.pop("fact", "__kafka_broker_plan")
-        faults = ["%s: not an option" % key for key in sorted(args)]
-        if not isinstance(members, list):
-            faults.append("members: required, a list of the play's broker descriptions")
-        elif host not in [member.get("host") for member in members if isinstance(member, dict)]:
-            faults.append("host: %r is not one of the members" % (host,))
-        if faults:
-            result.update(failed=True, msg="kafka_broker_plan: %s" % "; ".join(faults))
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
+        members, host = args["members"], args["host"]
+        if host not in [member.get("host") for member in members]:
+            result.update(failed=True, msg="kafka_broker_plan: host: %r is not one of the members" % (host,))
             return result
         plan = layout.plan(members, host)
         result["changed"] = False
         if plan["errors"]:
             result.update(failed=True, msg=plan["errors"])
             return result
-        result["ansible_facts"] = {fact: plan}
+        result["ansible_facts"] = {args["fact"]: plan}
         return result

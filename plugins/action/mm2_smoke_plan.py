@@ -8,9 +8,30 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as mm2_smoke_plan
 
-INPUTS = ("mode", "checks", "topics", "records", "payload_bytes", "partitions", "timeouts", "reconcile_topics",
-          "extra_checks", "jars_src", "wheels_src", "spark_master", "spark_master_timeout", "user", "jaas",
-          "krb5_conf")
+# The options of plugins/modules/mm2_smoke_plan.py, as Ansible checks them (required, unknown, types).
+ARGUMENT_SPEC = dict(
+    mode=dict(type="str", required=True),
+    checks=dict(type="list", elements="str", required=True),
+    topics=dict(type="raw", required=True),
+    records=dict(type="raw", required=True),
+    payload_bytes=dict(type="raw", required=True),
+    partitions=dict(type="raw", required=True),
+    timeouts=dict(type="dict", required=True),
+    reconcile_topics=dict(type="list", elements="str", required=True),
+    extra_checks=dict(type="dict", required=True),
+    jars_src=dict(type="str", required=True),
+    wheels_src=dict(type="str", required=True),
+    spark_master=dict(type="str", required=True),
+    spark_master_timeout=dict(type="raw", required=True),
+    user=dict(type="str", required=True),
+    jaas=dict(type="dict", required=True),
+    krb5_conf=dict(type="str", required=True),
+    model=dict(type="dict", required=True),
+    mirrormaker_keytab_src=dict(type="str", default=""),
+    mirrormaker_config_dir=dict(type="str", default=""),
+)
+# The role's own input (mm2_smoke_* without the prefix), what smoke_plan.plan takes as ``inputs``.
+INPUTS = tuple(key for key in ARGUMENT_SPEC if key not in ("model", "mirrormaker_keytab_src", "mirrormaker_config_dir"))
 
 
 class ActionModule(ActionBase):
@@ -19,16 +40,10 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        args = dict(self._task.args)
-        missing = [key for key in INPUTS + ("model",) if key not in args]
-        unknown = sorted(set(args) - set(INPUTS) - {"model", "mirrormaker_keytab_src", "mirrormaker_config_dir"})
-        if missing or unknown:
-            result.update(failed=True, msg="mm2_smoke_plan: %s" % "; ".join(
-                ["%s: required" % key for key in missing] + ["%s: not an option" % key for key in unknown]))
-            return result
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         inputs = {key: args[key] for key in INPUTS}
-        plan, errors = mm2_smoke_plan.plan(inputs, args["model"], args.get("mirrormaker_keytab_src") or "",
-                                           args.get("mirrormaker_config_dir") or "")
+        plan, errors = mm2_smoke_plan.plan(inputs, args["model"], args["mirrormaker_keytab_src"],
+                                           args["mirrormaker_config_dir"])
         result["changed"] = False
         if errors:
             # One message per fault, as a list, each naming its variable; no plan (and no secret) with them.

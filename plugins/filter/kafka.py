@@ -9,31 +9,29 @@ import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import checksum
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
 
-_HEX128 = re.compile(r"[0-9a-fA-F]{128}")
 # Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.
 CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 
 
 def kafka_sha512(text):
-    """Extract the sha512 from a checksum file.
+    """Extract the sha512 from a checksum file, lower case (module_utils/kafka/checksum.py reads it).
 
     Accepts `sha512sum` output (`<hex>  <name>`) and the multi-line, upper-case, space-grouped
     `gpg --print-md SHA512` layout that Apache publishes (`<name>: 1F8A BBE3 ...`).
     """
     if not isinstance(text, str):
         raise AnsibleFilterError("kafka_sha512: expected the text of a .sha512 file, got %r" % type(text))
-    body = text.split(":", 1)[1] if re.match(r"^\s*[^\s:]+\.tgz\s*:", text) else text
-    compact = re.sub(r"\s+", "", body)
-    match = _HEX128.match(compact) or _HEX128.search(text)
-    if not match:
+    digest = checksum.sha512(text)
+    if digest is None:
         raise AnsibleFilterError("kafka_sha512: no sha512 (128 hex digits) found in %r" % text[:200])
-    return match.group(0).lower()
+    return digest
 
 
 def new_cluster_id():

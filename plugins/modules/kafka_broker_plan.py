@@ -36,15 +36,8 @@ options:
     type: str
     default: __kafka_broker_plan
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.controller_action
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: all
 """
 
 EXAMPLES = r"""

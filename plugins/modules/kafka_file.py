@@ -37,15 +37,9 @@ options:
 notes:
   - When O(mode) is not given, an existing file keeps its mode and a new file is created C(0600).
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.host_files
   - ansible.builtin.action_common_attributes
   - ansible.builtin.files
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -60,14 +60,8 @@ notes:
   - A missing parent of a V(directory) entry is created with the default mode and root ownership;
     list the parent first when it needs other settings.
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.host_files
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -62,15 +62,9 @@ seealso:
   - plugin: kafkaops.mirrormaker.kafka_mask_secrets
     plugin_type: filter
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.host_files
   - ansible.builtin.action_common_attributes
   - ansible.builtin.files
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -103,15 +103,8 @@ options:
     type: str
     default: ""
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.controller_action
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: all
 """
 
 EXAMPLES = r"""

@@ -44,15 +44,8 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.controller_action
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: all
 """
 
 EXAMPLES = r"""

@@ -51,10 +51,11 @@ def safe_path(var, value, optional=False):
     return ["%s: %s is not an absolute path of letters, digits and . _ / @ + -" % (var, shown(value))]
 
 
-def host(var, value, optional=False):
+def host(var, value, optional=False, why=""):
+    """A host name or address; ``why``, when given, follows the message (where the value is written)."""
     if (optional and text(value) == "") or _match(HOST_RE, value):
         return []
-    return ["%s: %s is not a host name or address" % (var, shown(value))]
+    return ["%s: %s is not a host name or address%s" % (var, shown(value), "; " + why if why else "")]
 
 
 def unit_name(var, value):

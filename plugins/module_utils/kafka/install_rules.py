@@ -14,12 +14,12 @@ import re
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import text
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import checksum
 
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 OLDEST = (3, 7, 0)
 SCALA_VERSIONS = ("2.12", "2.13")
 SHA512_RE = re.compile(r"^[0-9a-fA-F]{128}$")
-SHA512_IN_FILE_RE = re.compile(r"[0-9a-fA-F]{128}")
 
 
 def sha512_file(archive_src):
@@ -34,13 +34,13 @@ def _archive_faults(src, sha512):
         return rules.controller_file("kafka_common_archive_src", src)
     if sha512:
         return []
-    checksum = sha512_file(src)
-    if not os.path.isfile(checksum):
+    checksum_file = sha512_file(src)
+    if not os.path.isfile(checksum_file):
         return ["kafka_common_archive_src: %s is missing on the controller; put the release's .sha512 beside the "
-                "archive or set kafka_common_archive_sha512" % checksum]
-    with open(checksum, encoding="utf-8", errors="replace") as handle:
-        if not SHA512_IN_FILE_RE.search(re.sub(r"\s", "", handle.read())):
-            return ["kafka_common_archive_src: %s holds no sha512 (128 hex digits)" % checksum]
+                "archive or set kafka_common_archive_sha512" % checksum_file]
+    with open(checksum_file, encoding="utf-8", errors="replace") as handle:
+        if checksum.sha512(handle.read()) is None:
+            return ["kafka_common_archive_src: %s holds no sha512 (128 hex digits)" % checksum_file]
     return []
 
 

@@ -62,9 +62,8 @@ def _jmx_access_faults(v):
     if v["mirrormaker_jmx_ssl"] and not text(v["mirrormaker_jmx_ssl_keystore"]):
         faults.append("mirrormaker_jmx_ssl_keystore: mirrormaker_jmx_ssl is on but no keystore is given")
     faults += rules.safe_path("mirrormaker_jmx_ssl_keystore", v["mirrormaker_jmx_ssl_keystore"], optional=True)
-    if text(v["mirrormaker_jmx_hostname"]) and not rules.HOST_RE.match(text(v["mirrormaker_jmx_hostname"])):
-        faults.append("mirrormaker_jmx_hostname: %s is not a host name or address; it is written into the "
-                      "KAFKA_JMX_OPTS line of connect-mirror-maker.sh" % rules.shown(v["mirrormaker_jmx_hostname"]))
+    faults += rules.host("mirrormaker_jmx_hostname", v["mirrormaker_jmx_hostname"], optional=True,
+                         why="it is written into the KAFKA_JMX_OPTS line of connect-mirror-maker.sh")
     faults += rules.host("mirrormaker_advertised_host", v["mirrormaker_advertised_host"])
     return faults
 

@@ -43,6 +43,11 @@ def test_safe_path(value, optional, ok):
 ])
 def test_host(value, optional, ok):
     assert (rules.host("x_host", value, optional=optional) == []) is ok
+    if not ok:
+        assert rules.host("x_host", value, optional=optional) == \
+            ["x_host: %s is not a host name or address" % rules.shown(value)]
+        assert rules.host("x_host", value, optional=optional, why="it is written into x.sh") == \
+            ["x_host: %s is not a host name or address; it is written into x.sh" % rules.shown(value)]
 
 
 @pytest.mark.parametrize("value, ok", [
@@ -233,8 +238,9 @@ def test_install_refusals(changes, expected):
     ("no digest here\n", "", "kafka_common_archive_src: {src}.sha512 holds no sha512 (128 hex digits)"),
     # Apache's .sha512 files wrap the digest over lines in groups of hex digits.
     ("kafka_2.13-4.3.1.tgz: " + " ".join([SHA512[i:i + 8].upper() for i in range(0, 128, 8)]) + "\n", "", None),
+    (SHA512 + "  kafka_2.13-4.3.1.tgz\n", "", None),
     (None, SHA512, None),
-], ids=["missing", "no-digest", "apache-format", "given-in-inventory"])
+], ids=["missing", "no-digest", "apache-format", "sha512sum-format", "given-in-inventory"])
 def test_install_archive_checksum(tmp_path, checksum, sha512, expected):
     src = tmp_path / "kafka_2.13-4.3.1.tgz"
     src.write_bytes(b"tgz")
