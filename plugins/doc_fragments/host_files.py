@@ -7,7 +7,7 @@ from __future__ import annotations
 
 class ModuleDocFragment(object):
     """The attributes of the modules that write files and directories on the managed host, with a
-    dry run and a diff (kafka_file, kafka_paths, kafka_properties). Listed before
+    dry run and a diff (kafka_file, kafka_launcher_block, kafka_paths, kafka_properties). Listed before
     ansible.builtin.action_common_attributes, which adds the attributes' descriptions: of two
     fragments, the first one's values win."""
 

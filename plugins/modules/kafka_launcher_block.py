@@ -37,15 +37,9 @@ options:
 notes:
   - The script keeps its owner, group and mode unless O(owner), O(group) or O(mode) are given.
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.host_files
   - ansible.builtin.action_common_attributes
   - ansible.builtin.files
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""
