@@ -10,7 +10,6 @@ import stat
 from . import module_process
 
 
-
 def run(tmp_path, check=False, **params):
     return module_process.run("kafka_file", tmp_path, check, **params)
 
