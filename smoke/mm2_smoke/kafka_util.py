@@ -15,6 +15,21 @@ _DIRECT = {
     "request.timeout.ms": "request_timeout_ms",
     "sasl.kerberos.service.name": "sasl_kerberos_service_name",
 }
+# Settings a Kafka client reads (Kafka's CommonClientConfigs, SslConfigs, SaslConfigs): one the job's
+# kafka-python clients cannot honour is reported. A cluster's properties also carry what only
+# MirrorMaker 2 or its Connect worker reads (offset.storage.replication.factor, replication.factor,
+# producer.override.*, ...); no client of the job would read those, so they are not reported.
+_CLIENT_PREFIXES = ("ssl.", "sasl.")
+_CLIENT_KEYS = frozenset([
+    "security.protocol", "security.providers", "client.id", "client.dns.lookup", "client.rack",
+    "request.timeout.ms", "default.api.timeout.ms", "retry.backoff.ms", "retry.backoff.max.ms",
+    "reconnect.backoff.ms", "reconnect.backoff.max.ms", "connections.max.idle.ms", "metadata.max.age.ms",
+    "send.buffer.bytes", "receive.buffer.bytes", "socket.connection.setup.timeout.ms",
+    "socket.connection.setup.timeout.max.ms", "metric.reporters", "metrics.num.samples",
+    "metrics.sample.window.ms", "metrics.recording.level", "enable.metrics.push",
+])
+# kafka-python reads PEM files only: a PEM store type is what it does anyway.
+_PEM_TYPES = ("ssl.truststore.type", "ssl.keystore.type")
 _JAAS_OPT = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 # JAAS lets an option's value go unquoted (useKeyTab=true); Krb5LoginModule's own lines mix both.
 _JAAS_ANY_OPT = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
@@ -40,7 +55,8 @@ def kerberos_keytab_login(props):
 
 
 def python_client_kwargs(props):
-    """(kwargs, ignored keys) for kafka-python from Java client properties."""
+    """(kwargs, ignored keys) for kafka-python from a cluster's properties: the ignored keys are the
+    client settings kafka-python cannot honour; settings no client reads are left out of both."""
     kwargs, ignored = {}, []
     for key, value in (props or {}).items():
         value = "" if value is None else str(value)
@@ -55,7 +71,9 @@ def python_client_kwargs(props):
             kwargs["ssl_check_hostname"] = value.strip().lower() == "https"
         elif _DIRECT.get(key):
             kwargs[_DIRECT[key]] = int(value) if key.endswith(".ms") else value
-        else:
+        elif key in _PEM_TYPES and value.strip().upper() == "PEM":
+            continue
+        elif key in _CLIENT_KEYS or key.startswith(_CLIENT_PREFIXES):
             ignored.append(key)
     return kwargs, ignored
 

@@ -118,7 +118,31 @@ def test_java_client_properties_to_kafka_python():
         "ssl.truststore.location": "/etc/ca.pem", "ssl.truststore.type": "PEM"})
     assert kwargs == {"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
                       "sasl_plain_username": "mm2", "sasl_plain_password": 's3\\"cr', "ssl_cafile": "/etc/ca.pem"}
-    assert ignored == ["ssl.truststore.type"]
+    assert ignored == []
+
+
+@pytest.mark.parametrize("key, value, reported", [
+    # client settings kafka-python cannot honour: reported
+    ("ssl.truststore.type", "JKS", True),
+    ("ssl.keystore.type", "PKCS12", True),
+    ("sasl.login.refresh.window.factor", "0.8", True),
+    ("client.dns.lookup", "use_all_dns_ips", True),
+    ("metadata.max.age.ms", "1000", True),
+    # kafka-python reads PEM anyway
+    ("ssl.truststore.type", "PEM", False),
+    ("ssl.keystore.type", "pem", False),
+    # what only MirrorMaker 2 or its Connect worker reads: never a client's
+    ("offset.storage.replication.factor", "1", False),
+    ("config.storage.replication.factor", "1", False),
+    ("status.storage.replication.factor", "1", False),
+    ("replication.factor", "3", False),
+    ("producer.override.linger.ms", "20", False),
+    ("tasks.max", "4", False),
+])
+def test_only_client_settings_are_reported_unmapped(key, value, reported):
+    kwargs, ignored = kafka_util.python_client_kwargs({"security.protocol": "PLAINTEXT", key: value})
+    assert kwargs == {"security_protocol": "PLAINTEXT"}
+    assert ignored == ([key] if reported else [])
 
 
 KRB5_JAAS = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '

@@ -4,22 +4,14 @@ result out): create, re-run without change, content and mode changes with diff, 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
-import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-MODULE = os.path.join(REPO, "plugins", "modules", "kafka_file.py")
+from . import module_process
 
 
 def run(tmp_path, check=False, **params):
-    args = tmp_path / "args.json"
-    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": dict(params, _ansible_check_mode=check, _ansible_diff=True)}))
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, ".collections"))
-    proc = subprocess.run([sys.executable, MODULE, str(args)], capture_output=True, text=True, check=False, env=env)
-    return json.loads(proc.stdout)
+    return module_process.run("kafka_file", tmp_path, check, **params)
 
 
 def test_writes_then_changes_nothing(tmp_path):

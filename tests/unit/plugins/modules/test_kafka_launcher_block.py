@@ -4,18 +4,15 @@ launcher.py, parametrized), and the real module run as Ansible runs it (JSON in,
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
-import sys
 
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import launcher
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-MODULE = os.path.join(REPO, "plugins", "modules", "kafka_launcher_block.py")
+from . import module_process
+
 MARKER = "# {mark} managed"
 # The tail of Apache's bin/connect-mirror-maker.sh.
 SCRIPT = ('#!/bin/bash\nbase_dir=$(dirname $0)\n'
@@ -62,11 +59,7 @@ def test_apply_refuses(text, marker, lines, message):
 
 
 def run(tmp_path, check=False, **params):
-    args = tmp_path / "args.json"
-    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": dict(params, _ansible_check_mode=check, _ansible_diff=True)}))
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, ".collections"))
-    proc = subprocess.run([sys.executable, MODULE, str(args)], capture_output=True, text=True, check=False, env=env)
-    return json.loads(proc.stdout)
+    return module_process.run("kafka_launcher_block", tmp_path, check, **params)
 
 
 def test_module_writes_once_keeps_mode_and_shows_the_diff(tmp_path):
