@@ -50,7 +50,7 @@ def page(as_written=()):
         text = handle.read()
     props = parse_properties(text)
     for line in text.splitlines():
-        key, _, value = line.partition("=")
+        key, _sep, value = line.partition("=")
         if key in as_written:
             props[key] = value
     return props
