@@ -50,6 +50,7 @@ def test_clean_one_way_flow_passes_every_check_cli(mm2, tmp_path):
     assert list(doc["latency_ms_by_flow"]) == ["A->B"] and doc["latency_ms_by_flow"]["A->B"]["count"] == 60
     assert doc["summary"]["configured"] == ["markers", "offsets", "configs", "new_topics", "heartbeats", "cycles"]
     assert (doc["summary"]["pass"], doc["summary"]["skip"]) == (len(doc["checks"]) - 1, 1)
+    assert_counts_add_up(doc)
     # the session's first run: mm2-smoke is new to MM2, whose discovery is timed apart from latency
     assert [(d["flow"], d["topic"], d["remote_topic"]) for d in doc["discovery"]] == [
         ("A->B", "mm2-smoke", "A.mm2-smoke")]
@@ -66,6 +67,20 @@ def test_active_active_pair_passes_every_check(mm2, tmp_path):
     for flow in ("A->B", "B->A"):
         assert {c for (c, f, _t) in got if f == flow} == EXPECTED | {"cycles"}
     assert [c["details"]["prefix"] for c in doc["checks"] if c["check"] == "cycles"] == ["A.B.", "B.A."]
+    assert_counts_add_up(doc)
+
+
+def assert_counts_add_up(doc):
+    """The summary counts what the report lists: every configured check gave a result, the
+    results by status and by check both add up to the listed checks, and a kind of result no
+    check was configured for (partitions) names the configured check that made it."""
+    from mm2_smoke import report
+    summary = doc["summary"]
+    assert summary["results"] == len(doc["checks"]) == sum(summary[s] for s in report.STATUSES)
+    assert sum(summary["by_check"].values()) == len(doc["checks"])
+    assert all(summary["by_check"][name] > 0 for name in summary["configured"]), summary["by_check"]
+    extra = {name: summary["produced_by"][name] for name in summary["by_check"] if name not in summary["configured"]}
+    assert extra == {"partitions": "new_topics"}, extra
 
 
 def _fill(bootstrap, topic, records, partitions=3):
