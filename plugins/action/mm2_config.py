@@ -10,6 +10,13 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import mo
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain
 
+# The options of plugins/modules/mm2_config.py, as Ansible checks them (required, unknown, types).
+ARGUMENT_SPEC = dict(
+    clusters=dict(type="list", elements="dict", required=True),
+    flows=dict(type="list", elements="dict", required=True),
+    properties=dict(type="dict", default={}),
+    options=dict(type="dict", default={}),
+)
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -17,10 +24,10 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        args = self._task.args
-        model = mm2_model.load(args.get("clusters"), args.get("flows"), args.get("properties"), args.get("options"))
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
+        model = mm2_model.load(args["clusters"], args["flows"], args["properties"], args["options"])
         result.update(changed=False, warnings=list(model.warnings))
-        scrub = secrets.secret_values([args.get("clusters"), args.get("flows"), args.get("properties")])
+        scrub = secrets.secret_values([args["clusters"], args["flows"], args["properties"]])
         if model.errors:
             errors = [secrets.scrub(e, scrub) for e in model.errors]
             result.update(failed=True, errors=errors, msg="%d fault(s) in the MirrorMaker 2 input:\n%s"

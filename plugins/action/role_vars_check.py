@@ -36,6 +36,13 @@ ROLE_RULES = {
 }
 # The context a role's rules read from the play itself rather than from the task.
 PLAY_CONTEXT = {"pulse": _pulse_context}
+# The options of plugins/modules/role_vars_check.py, as Ansible checks them (required, unknown, types).
+ARGUMENT_SPEC = dict(
+    role_path=dict(type="path", required=True),
+    entry_point=dict(type="str", default="main"),
+    values=dict(type="dict", required=True),
+    context=dict(type="dict", default={}),
+)
 
 
 class ActionModule(ActionBase):
@@ -44,10 +51,8 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        args = self._task.args
-        role_path = args.get("role_path")
-        values = args.get("values") or {}
-        entry_point = args.get("entry_point", "main")
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
+        role_path, values, entry_point = args["role_path"], args["values"], args["entry_point"]
         spec_file = os.path.join(str(role_path), "meta", "argument_specs.yml")
         try:
             with open(spec_file, encoding="utf-8") as handle:
@@ -59,7 +64,7 @@ class ActionModule(ActionBase):
         prefix = role + "_"
         errors = argspec.validate(options, values, prefix=prefix)
         if not errors and entry_point == "main" and role in ROLE_RULES:
-            context = dict(args.get("context") or {})
+            context = dict(args["context"])
             if role in PLAY_CONTEXT:
                 context.update(PLAY_CONTEXT[role](task_vars or {}))
             errors = ROLE_RULES[role](values, context)

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The plan actions' arguments: Ansible checks them against each action's ARGUMENT_SPEC, which says
+"""The controller actions' arguments: Ansible checks them against each action's ARGUMENT_SPEC, which says
 what the action's documentation stub (plugins/modules/<action>.py) says, option for option."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ ACTIONS = {
     "connect_plan": ({"clusters": [], "flows": [], "properties": {}, "options": {}, "source": "A", "target": "B",
                       "settings": {}}, "settings"),
     "kafka_broker_plan": ({"members": [], "host": "k-1"}, "host"),
+    "mm2_config": ({"clusters": [], "flows": []}, "flows"),
+    "role_vars_check": ({"role_path": "/nowhere", "values": {}}, "values"),
     "mm2_smoke_plan": (SMOKE_ARGS, "model"),
 }
 
