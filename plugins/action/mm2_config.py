@@ -18,6 +18,7 @@ ARGUMENT_SPEC = dict(
     options=dict(type="dict", default={}),
 )
 
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
