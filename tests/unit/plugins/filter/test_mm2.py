@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import copy
-import os
 import random
 import re
 from collections import OrderedDict
 
 import pytest
-import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.mirrormaker.plugins.filter import mm2 as mm2_filter
@@ -19,7 +17,6 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as m
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FILTERS = mm2_filter.FilterModule().filters()
 DEFAULT = naming.DEFAULT_POLICY
 IDENTITY = naming.IDENTITY_POLICY
@@ -616,22 +613,6 @@ def test_raw_page_regex_meaning_changes():
 def test_parser_malformed_unicode():
     with pytest.raises(ValueError, match="Malformed"):
         jp.parse_properties("k=\\u12G4")
-
-
-# ------------------------------------------------------------ plugin docs
-
-
-@pytest.mark.parametrize("name", sorted(FILTERS))
-def test_filter_doc_files(name):
-    path = os.path.join(REPO, "plugins", "filter", name + ".yml")
-    with open(path, encoding="utf-8") as handle:
-        doc = yaml.safe_load(handle)
-    assert set(doc) == {"DOCUMENTATION", "EXAMPLES", "RETURN"}
-    assert doc["DOCUMENTATION"]["name"] == name
-    assert doc["DOCUMENTATION"]["short_description"]
-    assert "_input" in doc["DOCUMENTATION"]["options"]
-    assert "_value" in doc["RETURN"]
-    assert FILTERS[name].__doc__
 
 
 # ------------------------------------------------------------- inventory-derived inputs
