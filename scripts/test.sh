@@ -104,6 +104,12 @@ if [ "${steps[*]}" = extended ]; then
   steps=(build "${extended_steps[@]}")
   for step in "${steps[@]}"; do run_step "$step"; done
 elif [ ${#steps[@]} -gt 0 ]; then
+  for step in "${steps[@]}"; do
+    if ! declare -F "step_$step" >/dev/null; then
+      echo "test.sh: no step '$step'; the steps: $(declare -F | sed -n 's/^declare -f step_//p' | tr '\n' ' ')extended"
+      exit 2
+    fi
+  done
   for step in "${steps[@]}"; do run_step "$step"; done
 else
   # The gate. The live step leaves the machine idle much of the time (brokers and MirrorMaker wait
