@@ -31,10 +31,10 @@ options:
     description:
       - The plan the role built, read as it is, never a rendered file.
       - With O(layout=dedicated), the mirrormaker role's flow model (what C(kafkaops.mirrormaker.mm2_config)
-        returns, registered as C(__mirrormaker_model)): its C(properties) (mm2.properties as a
+        returns, registered as C(__mirrormaker_model)) with its C(properties) (mm2.properties as a
         mapping) and C(flows) (the effective flows, with their bootstrap servers).
       - With O(layout=connect), the connect role's plan (C(__connect_plan), from
-        C(kafkaops.mirrormaker.connect_plan)): its C(flow) and C(connectors).
+        C(kafkaops.mirrormaker.connect_plan)) with its C(flow) and C(connectors).
       - Its secret values never appear in the output.
     type: dict
     required: true
@@ -54,8 +54,8 @@ options:
   client_properties:
     description:
       - Client settings per cluster alias, each a mapping of the keys the collection's kafka-python
-        modules take as their C(client_properties) (see M(kafkaops.mirrormaker.kafka_group_offsets_info)):
-        V(security.protocol), V(sasl.mechanism), V(sasl.plain.username), V(sasl.plain.password),
+        modules take as their C(client_properties) (see M(kafkaops.mirrormaker.kafka_group_offsets_info)),
+        that is V(security.protocol), V(sasl.mechanism), V(sasl.plain.username), V(sasl.plain.password),
         V(sasl.kerberos.service.name), V(ssl.cafile), V(ssl.certfile), V(ssl.keyfile),
         V(ssl.password), V(ssl.endpoint.identification.algorithm).
       - A cluster without an entry is reached with V(PLAINTEXT). The plan's Java client settings
@@ -77,8 +77,8 @@ notes:
   - O(timeout) also bounds each cluster's connection and each read from it (the offsets topic, the
     end offsets, the first record not copied); from 1 to 300.
   - The offsets read trail what MirrorMaker 2 copied by up to the worker's C(offset.flush.interval.ms)
-    (10 s as the roles ship it, 60 s as Kafka's default): records copied since the last flush are
-    still reported as behind.
+    (10 s as the roles ship it, 60 s as Kafka's default), so records copied since the last flush
+    are still reported as behind.
   - Transaction markers (control records) are counted only where they lie between records still
     to copy; the markers right after the last copied record and at the end of the log are not.
     The first record not copied is read with the isolation level of MirrorMaker 2's source
