@@ -21,8 +21,8 @@ description:
     unless the plan's properties name another.
   - In the Connect layout (O(layout=connect)) they are read with C(GET /connectors/<name>/offsets)
     (KIP-875, Kafka 3.5 or later) from the worker at O(url).
-  - O(records) is the number of offsets from the first source record MirrorMaker 2 has not copied
-    to the log end offset, 0 when every record was copied. O(seconds) is the age of that record
+  - RV(lag[].records) is the number of offsets from the first source record MirrorMaker 2 has not copied
+    to the log end offset, 0 when every record was copied. RV(lag[].seconds) is the age of that record
     (the time of the reading minus the record's timestamp), 0 when nothing is behind.
   - Only partitions on which MirrorMaker 2 committed an offset are reported.
   - Read-only; it changes nothing and runs in check mode too. C(changed) is always V(false).

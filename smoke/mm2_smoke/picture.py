@@ -59,8 +59,8 @@ def _lag_panel(ax, flow, figures, rows, at):
     """MirrorMaker 2's lag of one flow before the job: records behind per source partition."""
     shown = rows[:MAX_BARS]
     xs = list(range(len(shown)))
-    ax.bar(xs, [r["records"] for r in shown], 0.6, color=[COLORS["fail"] if r["records"] else COLORS["pass"]
-                                                           for r in shown])
+    colors = [COLORS["fail"] if r["records"] else COLORS["pass"] for r in shown]
+    ax.bar(xs, [r["records"] for r in shown], 0.6, color=colors)
     ax.set_xticks(xs, ["%s-%d" % (_cut(r["topic"], 24), r["partition"]) for r in shown], fontsize=7, rotation=30,
                   ha="right")
     ax.set_title("%s: %d records, %.3f s behind before the job (MM2's committed offsets, %d partitions%s)" % (

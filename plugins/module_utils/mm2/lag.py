@@ -182,9 +182,9 @@ def table(lag_rows):
     """The rows as text lines, a header first (for a terminal)."""
     lines = ["%-12s %-40s %9s %12s %10s" % ("flow", "topic-partition", "records", "seconds", "next/end")]
     for row in lag_rows:
-        lines.append("%-12s %-40s %9d %12.3f %10s" % (row["flow"], "%s-%d" % (row["topic"], row["partition"]),
-                                                       row["records"], row["seconds"],
-                                                       "%d/%d" % (row["next"], row["end"])))
+        where = "%s-%d" % (row["topic"], row["partition"])
+        offsets = "%d/%d" % (row["next"], row["end"])
+        lines.append("%-12s %-40s %9d %12.3f %10s" % (row["flow"], where, row["records"], row["seconds"], offsets))
     return lines
 
 
@@ -222,8 +222,8 @@ def dedicated_flows(plan, wanted=None):
         if not flow.get("enabled") or (wanted and flow["name"] not in wanted):
             continue
         source, target = flow["source"], flow["target"]
-        topic = props.get("offset.storage.topic", props.get("%s.offset.storage.topic" % target,
-                                                             DEFAULT_OFFSETS_TOPIC % source))
+        own = props.get("%s.offset.storage.topic" % target, DEFAULT_OFFSETS_TOPIC % source)
+        topic = props.get("offset.storage.topic", own)
         # MirrorConnectorConfig.sourceConsumerConfig: source.consumer.* over consumer.*; the source
         # cluster's consumer.* become source.consumer.* (MirrorMakerConfig.connectorBaseConfig)
         key, value = _first(props, ["%s->%s.source.consumer.isolation.level" % (source, target),

@@ -109,8 +109,8 @@ def test_partition_row_refuses_a_first_record_outside_what_is_behind(first):
 def test_rows_and_by_flow():
     ends = {("t", 1): 5, ("t", 0): 8, ("a", 0): 3}
     starts = dict.fromkeys(ends, 0)
-    got = lag.rows("A->B", ends, starts, {("t", 0): 7, ("t", 1): 1}, {("t", 1): (2, NOW - 3000),
-                                                                        ("a", 0): (0, NOW - 9000)}, NOW)
+    firsts = {("t", 1): (2, NOW - 3000), ("a", 0): (0, NOW - 9000)}
+    got = lag.rows("A->B", ends, starts, {("t", 0): 7, ("t", 1): 1}, firsts, NOW)
     assert [(r["topic"], r["partition"], r["records"], r["seconds"]) for r in got] == [
         ("a", 0, 3, 9.0), ("t", 0, 0, 0.0), ("t", 1, 3, 3.0)]
     more = lag.rows("B->A", {("x", 0): 1}, {("x", 0): 0}, {("x", 0): 0}, {}, NOW)
