@@ -29,6 +29,9 @@ def parse_args(argv=None):
                          "of the repository, or $MM2_SMOKE_JARS_DIR)")
     ap.add_argument("--report-dir", default=".", help="where the JSON, PNG, HTML and JUnit XML report goes (default .)")
     ap.add_argument("--run-id", default=None, help="overrides the config's run_id")
+    ap.add_argument("--lag", metavar="FILE",
+                    help="MirrorMaker 2's replication lag as the mm2_lag_info module read it before the job "
+                         "(JSON: lag, flows, measured_at, sources, error), shown in the report as it is")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--write-zip", metavar="ZIP",
                     help="write the package as spark-submit's --py-files zip (only when its content changed) and exit")
@@ -95,6 +98,8 @@ def run(args, progress=None):
             "config_file": os.path.abspath(args.config), "errors": []}
     progress = progress or Progress(quiet=args.quiet)
     checks, latencies = [], {}
+    if args.lag:
+        meta.update(report.load_lag(args.lag))
     try:
         cfg = cfgmod.load(args.config, args.run_id)
         meta["run_id"] = cfg["run_id"]

@@ -1,6 +1,7 @@
 """The report's PNG, drawn with matplotlib (Agg, no display): per flow the replication latency
 distribution with p50/p95/max marked (smoke mode) or per partition the source and target record
-counts (reconcile mode), then a table of every check's status."""
+counts (reconcile mode), per flow MirrorMaker 2's lag before the job (records behind per source
+partition, when the role measured it), then a table of every check's status."""
 
 from matplotlib.ticker import MaxNLocator
 
@@ -54,6 +55,23 @@ def _partition_panel(ax, check):
     ax.legend(loc="best", fontsize=9, framealpha=0.9)
 
 
+def _lag_panel(ax, flow, figures, rows, at):
+    """MirrorMaker 2's lag of one flow before the job: records behind per source partition."""
+    shown = rows[:MAX_BARS]
+    xs = list(range(len(shown)))
+    colors = [COLORS["fail"] if r["records"] else COLORS["pass"] for r in shown]
+    ax.bar(xs, [r["records"] for r in shown], 0.6, color=colors)
+    ax.set_xticks(xs, ["%s-%d" % (_cut(r["topic"], 24), r["partition"]) for r in shown], fontsize=7, rotation=30,
+                  ha="right")
+    ax.set_title("%s: %d records, %.3f s behind before the job (MM2's committed offsets, %d partitions%s)" % (
+        flow, figures["records"], figures["seconds"], figures["partitions"],
+        ", first %d shown" % MAX_BARS if len(rows) > MAX_BARS else ""), fontsize=10, loc="left")
+    ax.set_title("read %s" % at, fontsize=8, loc="right", color="#57606a")
+    ax.set_ylabel("records behind")
+    ax.set_ylim(bottom=0, top=max([1] + [r["records"] for r in shown]) * 1.2)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _cut(text, chars=MESSAGE_CHARS):
     """A cell's text within its column (the HTML page has every message in full)."""
     return text if len(text) <= chars else text[:chars - 3] + "..."
@@ -102,6 +120,12 @@ def figure(doc):
         if check["check"] == "reconcile" and (check.get("details") or {}).get("partitions"):
             charts.append(("records per partition %s %s" % (check["flow"], check.get("topic")),
                            lambda ax, c=check: _partition_panel(ax, c)))
+    lag_rows = doc.get("lag") or []
+    for flow, figures in sorted((doc.get("lag_by_flow") or {}).items()):
+        rows = [r for r in lag_rows if r["flow"] == flow]
+        if rows:
+            charts.append(("lag " + flow, lambda ax, f=flow, fig_=figures, r=rows: _lag_panel(
+                ax, f, fig_, r, (doc.get("lag_measured") or {}).get("at"))))
     charts = charts[:MAX_CHARTS]
     table_rows = min(len(checks), MAX_ROWS) + 1
     table_h = 0.5 + 0.22 * table_rows

@@ -13,6 +13,46 @@ STATUS_ORDER = {"pass": 0, "skip": 1, "fail": 2, "error": 3}
 STATUSES = ("pass", "skip", "fail", "error")
 
 
+def load_lag(path):
+    """The report's ``lag`` (rows {flow, topic, partition, records, seconds, end, next}),
+    ``lag_by_flow`` and ``lag_measured`` ({at, sources, error}) from the file the mm2_smoke role
+    wrote with the mm2_lag_info module's answer. The job derives nothing from them: the figures are
+    the module's (plugins/module_utils/mm2/lag.py). A file that cannot be read leaves the rows empty
+    and says why; the checks do not depend on it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            given = json.load(fh)
+        error = given.get("error")
+        rows, flows = list(given.get("lag") or []), dict(given.get("flows") or {})
+        at, sources = given.get("measured_at"), list(given.get("sources") or [])
+    except (OSError, ValueError, AttributeError) as exc:
+        rows, flows, at, sources = [], {}, None, []
+        error = "reading %s: %s: %s" % (path, type(exc).__name__, exc)
+    return {"lag": rows, "lag_by_flow": flows, "lag_measured": {"at": at, "sources": sources, "error": error}}
+
+
+def lag_lines(doc, listed=5):
+    """The terminal's lines of the lag read before the job: one per flow, then the partitions
+    behind (the first ``listed``)."""
+    measured = doc.get("lag_measured")
+    if not measured:
+        return []
+    if measured.get("error"):
+        return ["lag before the job: not measured: %s" % measured["error"]]
+    lines = ["lag %s before the job (at %s): %d records, %.3f s behind over %d partitions"
+             % (flow, measured.get("at"), f["records"], f["seconds"], f["partitions"])
+             for flow, f in sorted((doc.get("lag_by_flow") or {}).items())]
+    if not lines:
+        lines.append("lag before the job (at %s): MirrorMaker 2 had committed no source offset yet"
+                     % measured.get("at"))
+    behind = [r for r in doc.get("lag") or [] if r["records"]]
+    lines.extend("    %s %s-%d: %d records, %.3f s" % (r["flow"], r["topic"], r["partition"], r["records"], r["seconds"])
+                 for r in behind[:listed])
+    if len(behind) > listed:
+        lines.append("    and %d more partitions behind (all in the JSON)" % (len(behind) - listed))
+    return lines
+
+
 def worst(statuses):
     statuses = list(statuses) or ["pass"]
     return max(statuses, key=lambda s: STATUS_ORDER.get(s, 3))
@@ -136,6 +176,7 @@ def summary_text(doc):
             lines.append("  discovery %s: MM2 found new topic %s and delivered its first record as %s in %.1fs "
                          "(its refresh interval, not replication latency)"
                          % (item["flow"], item["topic"], item["remote_topic"], item["seconds"]))
+    lines.extend("  " + line for line in lag_lines(doc))
     for alias, keys in sorted((doc.get("unmapped_properties") or {}).items()):
         lines.append("  cluster %s: client properties the job's kafka-python clients do not use: %s"
                      % (alias, ", ".join(keys)))

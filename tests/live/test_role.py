@@ -88,6 +88,15 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
     assert doc["spark"]["master"] == "local[2]"  # smoke mode ran on Spark
     for kind in ("png", "html", "xml"):
         assert report.with_suffix("." + kind).stat().st_size > 100
+    # the lag the role read with mm2_lag_info before the job, from each flow's herder offsets topic
+    assert doc["lag_measured"]["error"] is None, doc["lag_measured"]
+    assert [s["offsets"] for s in doc["lag_measured"]["sources"]] == [
+        "topic mm2-offsets.A.internal on B (%s)" % running_mm2.bootstrap("B"),
+        "topic mm2-offsets.B.internal on A (%s)" % running_mm2.bootstrap("A")]
+    assert {r["flow"] for r in doc["lag"]} <= {"A->B", "B->A"}
+    assert all(r["records"] >= 0 and r["end"] >= r["next"] for r in doc["lag"]), doc["lag"]
+    assert "lag " in proc.stdout and "before the job (at " in proc.stdout
+    print("LAG in the smoke report: %s %s" % (doc["lag_by_flow"], doc["lag_measured"]["at"]))
     # the summary names the fetched copies, not paths on the smoke host
     assert "report on the controller: %s" % (tmp_path / "fetched" / report.name) in proc.stdout
     assert "report: %s" % (tmp_path / "reports") not in proc.stdout

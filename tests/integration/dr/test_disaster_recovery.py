@@ -244,6 +244,14 @@ def test_smoke_playbook_unchanged_proves_the_dr_layout(host, tmp_path):
     result = ansible_playbook(REPO / "playbooks" / "smoke.yml", "-e", "mm2_smoke_fetch_dir=%s" % tmp_path)
     assert result.returncode == 0, played(result)
     assert "mm2-smoke smoke run" in result.stdout and ": PASS" in result.stdout, played(result)
+    # the lag the role read before the job from the worker's GET /connectors/<source connector>/offsets
+    (report,) = sorted(tmp_path.glob("mm2-smoke-smoke-*.json"))
+    doc = json.loads(report.read_text())
+    assert doc["lag_measured"]["error"] is None, doc["lag_measured"]
+    assert [s["offsets"] for s in doc["lag_measured"]["sources"]] == [
+        "GET http://127.0.0.1:8083/connectors/%s/offsets" % SOURCE]
+    assert {r["flow"] for r in doc["lag"]} <= {"A->B"}, doc["lag"]
+    print("lag in the DR smoke report: %s at %s" % (doc["lag_by_flow"], doc["lag_measured"]["at"]))
 
 
 def test_every_connector_and_task_runs_and_both_workers_joined(host):

@@ -256,7 +256,8 @@ def test_report_files(tmp_path):
     # the HTML parses, escapes what the checks say, and links its siblings
     page = parse_html(open(files["html"]).read())
     assert ("img", {"src": "mm2-smoke-smoke-r1.png",
-                    "alt": "latency per flow or records per partition, and the status of every check"}) in page.seen
+                    "alt": "latency per flow or records per partition, lag per flow, and the status of every check"})\
+        in page.seen
     html_text = open(files["html"]).read()
     assert "1 of 2 markers missing" in html_text and "cycles cannot be told &lt;apart&gt;" in html_text
     assert 'href="mm2-smoke-smoke-r1.xml"' in html_text and "7.5" in html_text
@@ -273,6 +274,48 @@ def test_report_files(tmp_path):
             "1 pass, 1 skip, 1 fail") in text
     assert "latency B->A (produce -> readable on target), ms: p50 200, p95 400, max 400 over 2 records" in text
     assert "discovery A->B: MM2 found new topic t and delivered its first record as A.t in 7.5s" in text
+
+
+LAG_FILE = {"lag": [{"flow": "A->B", "topic": "orders", "partition": 0, "records": 0, "seconds": 0.0, "end": 9, "next": 9},
+                    {"flow": "A->B", "topic": "orders", "partition": 1, "records": 40, "seconds": 12.402, "end": 50,
+                     "next": 10}],
+            "flows": {"A->B": {"records": 40, "seconds": 12.402, "partitions": 2}},
+            "measured_at": "2026-11-27T17:00:00.000Z",
+            "sources": [{"flow": "A->B", "offsets": "topic mm2-offsets.A.internal on B (b:9092)",
+                         "isolation_level": "read_uncommitted"}]}
+
+
+@pytest.mark.parametrize("given, panels, lines", [
+    (LAG_FILE, "panels: latency A->B; lag A->B; checks",
+     ["lag A->B before the job (at 2026-11-27T17:00:00.000Z): 40 records, 12.402 s behind over 2 partitions",
+      "    A->B orders-1: 40 records, 12.402 s"]),
+    ({"error": "flow A->B: the offsets topic mm2-offsets.A.internal does not exist"}, "panels: latency A->B; checks",
+     ["lag before the job: not measured: flow A->B: the offsets topic mm2-offsets.A.internal does not exist"]),
+    (None, "panels: latency A->B; checks", ["lag before the job: not measured: reading "]),
+])
+def test_the_lag_the_role_measured_is_shown_as_it_is(tmp_path, given, panels, lines):
+    path = tmp_path / "lag.json"
+    if given is not None:
+        path.write_text(json.dumps(given))
+    meta = dict({"mode": "smoke", "run_id": "r2", "duration_s": 1.0, "checks_configured": ["markers"]},
+                **report.load_lag(str(path)))
+    doc = report.build(meta, [dict(FAILED_MARKERS)], {"A->B": [10, 20]})
+    files = report.write(doc, str(tmp_path / "out"))
+    back = json.loads(open(files["json"]).read())
+    assert back["lag"] == (given or {}).get("lag", [])
+    assert back["lag_by_flow"] == (given or {}).get("flows", {})
+    assert png_panels(files["png"])[3] == panels
+    text = report.summary_text(back).splitlines()
+    found = [line.strip() for line in text if "lag " in line or "orders-" in line]
+    assert len(found) == len(lines) and all(f.startswith(line.strip()) for f, line in zip(found, lines)), text
+    html_text = open(files["html"]).read()
+    assert "Replication lag before the job" in html_text
+    if given is LAG_FILE:
+        assert "topic mm2-offsets.A.internal on B (b:9092) (read_uncommitted)" in html_text and "12.402" in html_text
+        fig, _names = picture.figure(back)
+        assert fig.axes[1].get_title(loc="left").startswith("A->B: 40 records, 12.402 s behind before the job")
+    else:
+        assert "Not measured: " in html_text
 
 
 def test_a_job_that_could_not_check_is_a_junit_error_and_a_chart_free_picture(tmp_path):
