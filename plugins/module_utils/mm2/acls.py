@@ -299,14 +299,11 @@ def dedicated_pairs(props):
             if not (pair.enabled or pair.heartbeats):
                 continue
 
-            def worker(key, default, target=target):
-                return props.get("%s.%s" % (target, key), props.get(key, default))
-
-            herder = naming.herder_names(source)
-            pair.group_id = worker("group.id", herder["group.id"])
-            pair.worker_topics = tuple(worker(key, herder[key]) for key in
+            herder = naming.herder_settings(props, source, target)
+            pair.group_id = herder["group.id"]
+            pair.worker_topics = tuple(herder[key] for key in
                                        ("offset.storage.topic", "config.storage.topic", "status.storage.topic"))
-            pair.exactly_once = worker("exactly.once.source.support", "disabled").strip().lower() == "enabled"
+            pair.exactly_once = str(herder["exactly.once.source.support"]).strip().lower() == "enabled"
             if pair.enabled:
                 pair.connectors["MirrorSourceConnector"] = pair.tasks()
                 if pair.flag("emit.checkpoints.enabled", True):

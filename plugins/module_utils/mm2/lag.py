@@ -45,12 +45,11 @@ import json
 from collections import OrderedDict
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import render_value
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
 SOURCE_CONNECTOR = "MirrorSourceConnector"
 CLUSTER_KEY, TOPIC_KEY, PARTITION_KEY, OFFSET_KEY = "cluster", "topic", "partition", "offset"
 ISOLATION_LEVELS = ("read_uncommitted", "read_committed")
-# What the dedicated herders name their offsets topic when mm2.properties does not (MirrorMakerConfig).
-DEFAULT_OFFSETS_TOPIC = "mm2-offsets.%s.internal"
 
 
 class LagInputError(ValueError):
@@ -222,8 +221,7 @@ def dedicated_flows(plan, wanted=None):
         if not flow.get("enabled") or (wanted and flow["name"] not in wanted):
             continue
         source, target = flow["source"], flow["target"]
-        own = props.get("%s.offset.storage.topic" % target, DEFAULT_OFFSETS_TOPIC % source)
-        topic = props.get("offset.storage.topic", own)
+        topic = naming.herder_settings(props, source, target)["offset.storage.topic"]
         # MirrorConnectorConfig.sourceConsumerConfig: source.consumer.* over consumer.*; the source
         # cluster's consumer.* become source.consumer.* (MirrorMakerConfig.connectorBaseConfig)
         key, value = _first(props, ["%s->%s.source.consumer.isolation.level" % (source, target),

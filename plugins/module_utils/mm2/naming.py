@@ -81,3 +81,25 @@ def herder_names(source_alias):
         ("config.storage.topic", "mm2-configs.%s.internal" % source_alias),
         ("status.storage.topic", "mm2-status.%s.internal" % source_alias),
     ])
+
+
+# Top-level keys MirrorMakerConfig.workerConfig copies over the target cluster's own (``T.``) keys;
+# every other worker setting is read from the target's keys only.
+_TOP_LEVEL_WORKER_PREFIXES = ("offset.storage", "config.storage", "status.storage")
+
+
+def herder_settings(props, source_alias, target_alias):
+    """The group, storage topics and exactly-once setting of the dedicated-mode herder that runs
+    flow ``source_alias->target_alias``, from mm2.properties as ``props`` (a mapping) holds it, the
+    way MirrorMakerConfig.workerConfig builds the worker: the target's ``T.<key>`` first, a top-level
+    ``offset.storage.*``, ``config.storage.*`` or ``status.storage.*`` key over it (a top-level
+    ``group.id`` is not read), then the defaults of :func:`herder_names`."""
+    out = OrderedDict()
+    defaults = dict(herder_names(source_alias), **{"exactly.once.source.support": "disabled"})
+    for key, default in defaults.items():
+        value = props.get("%s.%s" % (target_alias, key), default)
+        if key.startswith(_TOP_LEVEL_WORKER_PREFIXES):
+            value = props.get(key, value)
+        out[key] = value
+    return out
+

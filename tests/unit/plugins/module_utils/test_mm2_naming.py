@@ -19,6 +19,29 @@ def test_herder_names(source, expected):
     assert list(names.values()) == expected
 
 
+DEFAULT_HERDER = {"group.id": "A-mm2", "offset.storage.topic": "mm2-offsets.A.internal",
+                  "config.storage.topic": "mm2-configs.A.internal", "status.storage.topic": "mm2-status.A.internal",
+                  "exactly.once.source.support": "disabled"}
+
+
+# MirrorMakerConfig.workerConfig: clusterProps(target), then the top-level storage keys over them.
+@pytest.mark.parametrize("props, changed", [
+    ({}, {}),
+    ({"B.group.id": "g", "B.exactly.once.source.support": "enabled"},
+     {"group.id": "g", "exactly.once.source.support": "enabled"}),
+    # a top-level group.id or exactly-once setting is not a worker setting of any herder
+    ({"group.id": "g", "exactly.once.source.support": "enabled"}, {}),
+    # another target's keys are not this herder's
+    ({"A.group.id": "g", "A.offset.storage.topic": "t"}, {}),
+    ({"B.offset.storage.topic": "mine"}, {"offset.storage.topic": "mine"}),
+    # a top-level storage key wins over the target's own
+    ({"B.offset.storage.topic": "mine", "offset.storage.topic": "top", "status.storage.topic": "s"},
+     {"offset.storage.topic": "top", "status.storage.topic": "s"}),
+])
+def test_herder_settings(props, changed):
+    assert dict(naming.herder_settings(props, "A", "B")) == dict(DEFAULT_HERDER, **changed)
+
+
 @pytest.mark.parametrize("separator, enabled, location, expected", [
     (".", True, "source", ["heartbeats", "A.checkpoints.internal", "mm2-offset-syncs.B.internal"]),
     ("_", True, "target", ["heartbeats", "A_checkpoints_internal", "mm2-offset-syncs_A_internal"]),
