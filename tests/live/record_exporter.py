@@ -62,8 +62,8 @@ def main(out):
                 producer.send("orders", b"record-%d-%d" % (second, i))
             producer.flush()
             if second % 10 == 0:
-                for _ in consumer:
-                    pass
+                # Read what is there (the iterator ends after consumer_timeout_ms) and commit it.
+                list(consumer)
                 consumer.commit()
             time.sleep(1)
         text = scrape(port)

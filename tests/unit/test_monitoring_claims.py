@@ -63,8 +63,7 @@ def sentences(path):
     body = re.sub(r"```.*?```", "", body, flags=re.DOTALL)
     for paragraph in re.split(r"\n\s*\n", body):
         flat = " ".join(paragraph.split())
-        for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z`(])", flat):
-            yield sentence
+        yield from re.split(r"(?<=[.;])\s+(?=[A-Z`(])", flat)
 
 
 def test_every_chart_of_the_page_is_in_the_report_with_values():

@@ -336,15 +336,16 @@ def range_queries(url, window, step, end, via="", hosts=()):
         errors.append("mm2_status_window: %r is not a positive number of seconds" % (window,))
     if stp is None:
         errors.append("mm2_status_step: %r is not a positive number of seconds" % (step,))
-    if win and stp and stp * 2 > win:
-        errors.append("mm2_status_step: %d s leaves fewer than two points in mm2_status_window (%d s)" % (stp, win))
-    if win and stp and win // stp > MAX_POINTS:
-        errors.append("mm2_status_step: %d s gives %d points over mm2_status_window (%d s); Prometheus answers at most %d"
-                      % (stp, win // stp, win, MAX_POINTS))
+    if win is not None and stp is not None:
+        if stp * 2 > win:
+            errors.append("mm2_status_step: %d s leaves fewer than two points in mm2_status_window (%d s)" % (stp, win))
+        if win // stp > MAX_POINTS:
+            errors.append("mm2_status_step: %d s gives %d points over mm2_status_window (%d s); Prometheus answers "
+                          "at most %d" % (stp, win // stp, win, MAX_POINTS))
     if errors or not url:
         return [], errors
     end = int(float(end))
-    start = end - win
+    start = end - (win or 0)
     queries = []
     for chart in OVER_TIME:
         query, unit, _labels = QUERIES[chart]
