@@ -159,5 +159,5 @@ def html_page(status, png, json):
     for name, kind, caption, headers, rows in model.panels(status):
         unavailable = kind == "line" and not status["charts"][name].get("available")
         panels.append({"name": name, "caption": caption, "headers": headers, "rows": rows, "unavailable": unavailable})
-    env = jinja2.Environment(autoescape=True, keep_trailing_newline=True)
+    env = jinja2.Environment(autoescape=True, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     return env.from_string(HTML).render(title=title(status), panels=panels, png=png, json=json)
