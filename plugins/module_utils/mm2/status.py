@@ -309,13 +309,14 @@ URL = re.compile(r"^https?://[^/\s?#]+(/[^\s?#]*)?$")
 
 
 def _seconds(value):
+    """A positive whole number of seconds, else 0."""
     if isinstance(value, bool):
-        return None
+        return 0
     try:
         number = int(str(value).strip())
     except ValueError:
-        return None
-    return number if number > 0 else None
+        return 0
+    return max(number, 0)
 
 
 def range_queries(url, window, step, end, via="", hosts=()):
@@ -332,11 +333,11 @@ def range_queries(url, window, step, end, via="", hosts=()):
     if via and not url:
         errors.append("mm2_status_prometheus_via: %r given without mm2_status_prometheus_url" % via)
     win, stp = _seconds(window), _seconds(step)
-    if win is None:
+    if not win:
         errors.append("mm2_status_window: %r is not a positive number of seconds" % (window,))
-    if stp is None:
+    if not stp:
         errors.append("mm2_status_step: %r is not a positive number of seconds" % (step,))
-    if win is not None and stp is not None:
+    if win and stp:
         if stp * 2 > win:
             errors.append("mm2_status_step: %d s leaves fewer than two points in mm2_status_window (%d s)" % (stp, win))
         if win // stp > MAX_POINTS:
@@ -345,7 +346,7 @@ def range_queries(url, window, step, end, via="", hosts=()):
     if errors or not url:
         return [], errors
     end = int(float(end))
-    start = end - (win or 0)
+    start = end - win
     queries = []
     for chart in OVER_TIME:
         query, unit, _labels = QUERIES[chart]
