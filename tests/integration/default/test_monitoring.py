@@ -1,6 +1,7 @@
 """The dashboard's figures without Pulse: the JMX exporter in each real MirrorMaker 2 JVM, the lab's
-real Prometheus (Debian's package) scraping them, and playbooks/status.yml reading them while
-records flow.
+real Prometheus (Debian's package) scraping them, and playbooks/status.yml reading both while
+records flow: all 16 charts of Pulse's page, the two over time from Prometheus range queries, and
+the PNG dashboard and HTML page it writes (kept under ARTIFACTS/default/status for docs/samples).
 
 Runs once, from the first MirrorMaker host's test module; the other hosts are reached by name.
 """
@@ -10,10 +11,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import sys
 from urllib.parse import quote
 
 import pytest
-from conftest import BIN, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, targets, unique, wait_until
+from conftest import ARTIFACTS, BIN, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, targets, unique, wait_until
+
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+from report_files import parse_html, png_panels  # noqa: E402 pylint: disable=wrong-import-position
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
@@ -126,23 +132,80 @@ def newest_smoke_latency(host):
     return report["latency_ms"]
 
 
-def test_status_playbook_prints_and_writes_the_figures_while_records_flow(host, traffic, tmp_path):
-    result = ansible_playbook("kafkaops.mirrormaker.status", "-e", "mm2_status_dir=%s" % tmp_path)
+# The page's chart table (tests/unit/fixtures/pulse/dashboard_charts.txt, from Pulse's page).
+PULSE_CHARTS = [line.split("|")[0].strip() for line in (REPO / "tests" / "unit" / "fixtures" / "pulse" / "dashboard_charts.txt")
+                .read_text().splitlines() if line.count("|") == 2][2:]
+
+
+def column(chart, name):
+    return [row[chart["columns"].index(name)] for row in chart["rows"]]
+
+
+def test_status_playbook_gives_all_sixteen_charts_while_records_flow(host, traffic, tmp_path):
+    prometheus = hosts_of("prometheus")[0]
+    # The lab's Prometheus answers inside its container: the range queries go from its host.
+    result = ansible_playbook("kafkaops.mirrormaker.status", "-e", "mm2_status_dir=%s" % tmp_path,
+                              "-e", "mm2_status_prometheus_url=http://127.0.0.1:9090",
+                              "-e", "mm2_status_prometheus_via=%s" % prometheus,
+                              "-e", "mm2_status_window=600", "-e", "mm2_status_step=30")
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-4000:]
-    for column in ("source -> destination", "last rebalance", "completed rebalances", "throughput/s", "topics synced",
-                   "bytes transferred", "replication latency", "task errors"):
-        assert column in output
-    print("\n".join(line for line in output.splitlines() if " | " in line or "-+-" in line))
+    assert len(PULSE_CHARTS) == 16
+    for name in PULSE_CHARTS:
+        assert name in output, name
+    print("\n".join(line for line in output.splitlines() if " | " in line or "-+-" in line or ": " in line[:40]))
     status = json.loads((tmp_path / "mm2-status.json").read_text())
+    charts = status["charts"]
+    # The JSON is written with sorted keys: the same names, in another order.
+    assert sorted(charts) == sorted(PULSE_CHARTS)
     flow = {f["flow"]: f for f in status["flows"]}["A->B"]
     topic = {t["topic"]: t for t in flow["topics"]}[traffic]
-    assert flow["records_per_second"] > 0 and flow["bytes"] > 0 and flow["records"] > 0
+    mm2_hosts = set(hosts_of("mirrormakers"))
+    # The seven summary charts, for the flow.
+    assert charts["Source -> Destination"]["values"]["A->B"]["source"] == "A"
+    assert set(charts["Source -> Destination"]["values"]["A->B"]["nodes"]) <= mm2_hosts
+    assert charts["Last Rebalance"]["values"]["A->B"] is not None
+    assert charts["Completed Rebalance"]["values"]["A->B"] >= 1
+    assert charts["Throughput/Sec"]["values"]["A->B"]["records"] > 0
+    assert charts["Topics Synced"]["values"]["A->B"] >= 2
+    assert charts["Bytes Transferred"]["values"]["A->B"]["bytes"] > 0
+    assert charts["Replication Latency"]["values"]["A->B"]["avg_ms"] > 0
     assert topic["records_per_second"] > 0 and topic["records"] > 0
-    assert flow["topics_synced"] >= 2
-    assert flow["completed_rebalances"] >= 1 and flow["last_rebalance_seconds_ago"] is not None
     assert flow["task_errors"] == 0
-    assert flow["nodes"] and set(flow["nodes"]) <= set(hosts_of("mirrormakers"))
+    # The charts over time, from Prometheus' range queries: the probe's records in them.
+    count = charts["Message Count"]
+    assert count["available"], count
+    assert count["via"] == prometheus and count["step_seconds"] == 30
+    ab = {s["label"]: s for s in count["series"]}["A -> B"]
+    assert max(v for _t, v in ab["points"] if v is not None) > 0
+    throughput = charts["Topics Throughput/Sec"]
+    probe = {s["label"]: s for s in throughput["series"]}["%s (A -> B)" % traffic]
+    # The producer sends 200 records/s: a 30 s step's average is above 0 and not above that.
+    peak = max(v for _t, v in probe["points"] if v is not None)
+    assert 0 < peak <= 200 * 1.2, probe["points"]
+    # The tables, per node.
+    assert traffic in column(charts["Topics Bytes Transferred"], "topic")
+    assert max(b for t, b in zip(column(charts["Topics Bytes Transferred"], "topic"),
+                                 column(charts["Topics Bytes Transferred"], "bytes transferred")) if t == traffic) > 0
+    assert any(t == traffic and v is not None
+               for t, v in zip(column(charts["Topics Replication Latency"], "topic"),
+                               column(charts["Topics Replication Latency"], "replication latency avg ms")))
+    assert any(traffic in topics for topics in column(charts["Synced Topics"], "topics"))
+    # Each node reports the tasks it runs (Connect spreads them over the nodes).
+    seen = set()
+    for name in ("Task Error Metrics", "Source Task Metrics", "Connector Task Metrics", "Connect Worker Metrics"):
+        nodes = set(column(charts[name], "node"))
+        assert nodes and nodes <= mm2_hosts, (name, nodes)
+        seen |= nodes
+    assert seen == mm2_hosts
+    assert set(column(charts["Task Error Metrics"], "total record errors")) == {0}
+    assert set(column(charts["Task Error Metrics"], "total retries")) == {0}
+    assert max(column(charts["Source Task Metrics"], "source record poll total")) > 0
+    assert max(column(charts["Source Task Metrics"], "source record write total")) > 0
+    assert set(column(charts["Connector Task Metrics"], "status")) == {"running"}
+    assert max(column(charts["Connector Task Metrics"], "offset commit success %")) == 100
+    assert sum(column(charts["Connect Worker Metrics"], "running tasks")) >= 3
+    assert sum(column(charts["Connect Worker Metrics"], "failed tasks")) == 0
     # MM2's replication latency (record timestamp on A to the target's ack) is part of what the
     # smoke job measures end to end (produced on A to consumed on B): it may not exceed it.
     smoke = newest_smoke_latency(host)
@@ -150,3 +213,27 @@ def test_status_playbook_prints_and_writes_the_figures_while_records_flow(host, 
     print("status replication latency of %s: %.1f ms avg, %s ms max; smoke job end to end: min %s, p50 %s, max %s ms"
           % (traffic, latency, topic["replication_latency_max_ms"], smoke["min"], smoke["p50"], smoke["max"]))
     assert 0 < latency <= smoke["max"]
+    # The dashboard: a PNG whose panels are the charts (decoded as the smoke report's is) and an
+    # HTML page with every chart and the PNG.
+    _w, _h, _colours, description = png_panels(str(tmp_path / "mm2-status.png"))
+    for name in PULSE_CHARTS:
+        assert name in description, (name, description)
+    page = (tmp_path / "mm2-status.html").read_text()
+    assert ("img", "mm2-status.png") in [(t, a.get("src")) for t, a in parse_html(page).seen]
+    for name in PULSE_CHARTS:
+        assert name.replace(">", "&gt;") in page, name
+    keep = ARTIFACTS / "default" / "status"
+    keep.mkdir(parents=True, exist_ok=True)
+    for name in ("mm2-status.json", "mm2-status.png", "mm2-status.html"):
+        shutil.copy(tmp_path / name, keep / name)
+    print("status report kept in %s" % keep)
+
+
+def test_status_without_prometheus_says_so(tmp_path):
+    result = ansible_playbook("kafkaops.mirrormaker.status", "-e", "mm2_status_dir=%s" % tmp_path)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    charts = json.loads((tmp_path / "mm2-status.json").read_text())["charts"]
+    for name in ("Message Count", "Topics Throughput/Sec"):
+        assert charts[name]["available"] is False
+        assert charts[name]["reason"] == "not available: no Prometheus given (mm2_status_prometheus_url)"
+    assert "Message Count: not available: no Prometheus given" in result.stdout
