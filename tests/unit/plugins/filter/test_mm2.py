@@ -51,7 +51,7 @@ def errors_of(cfg):
 def test_filter_names():
     assert set(FILTERS) == {"mm2_properties", "mm2_validate", "mm2_warnings", "mm2_effective_flows",
                             "mm2_clients", "mm2_remote_topic", "mm2_escape", "mm2_inventory_broker_counts",
-                            "mm2_probe_targets"}
+                            "mm2_inventory_authorizers", "mm2_probe_targets"}
 
 
 def test_clients_carry_bootstrap_and_client_settings_with_jaas():
@@ -650,6 +650,25 @@ def test_inventory_broker_counts_follow_the_bootstrap_hosts():
                 {"alias": "C", "bootstrap_servers": "elsewhere:9092"}]
     counts = FILTERS["mm2_inventory_broker_counts"](clusters, hostvars, ["kafka-a1", "kafka-a2", "kafka-b1"])
     assert counts == {"A": 2}
+
+
+@pytest.mark.parametrize("recorded, expected", [
+    ({"kafka-a1": "org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka-b1": ""}, {"A": True, "B": False}),
+    ({"kafka-a1": "", "kafka-b1": " "}, {"A": False, "B": False}),
+    # a broker whose preflight recorded nothing (an older run's facts) says nothing about its cluster
+    ({"kafka-a1": "x.Authorizer"}, {"A": True}),
+], ids=["one-each", "none", "unrecorded"])
+def test_inventory_authorizers_follow_the_bootstrap_hosts(recorded, expected):
+    """The clusters are found as the broker counts find them: a cluster run elsewhere (C) or a
+    broker host whose preflight did not run (kafka-c1, no plan) is left out."""
+    plan_a = {"brokers": ["kafka-a1"], "bootstrap_servers": "a1.dc:9092"}
+    hostvars = {"kafka-a1": {"__kafka_broker_plan": plan_a}, "kafka-b1": {"__kafka_broker_plan": {"brokers": ["kafka-b1"]}},
+                "kafka-c1": {"__kafka_broker_authorizer": "x.Authorizer"}}
+    for host, authorizer in recorded.items():
+        hostvars[host]["__kafka_broker_authorizer"] = authorizer
+    clusters = [{"alias": "A", "bootstrap_servers": ["a1.dc:9092"]}, {"alias": "B", "bootstrap_servers": "kafka-b1:9092"},
+                {"alias": "C", "bootstrap_servers": "kafka-c1:9092,elsewhere:9092"}]
+    assert FILTERS["mm2_inventory_authorizers"](clusters, hostvars, ["kafka-a1", "kafka-b1", "kafka-c1"]) == expected
 
 
 def test_probe_targets_name_the_cluster_and_its_protocol():
