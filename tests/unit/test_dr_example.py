@@ -80,8 +80,8 @@ WORKER_DEPARTURES = {
 SHARED_REASON = "added: every connector of a flow gets the flow's whole configuration, as in dedicated mode"
 TUNING_REASON = "added: the collection's client tuning (bench/mm2_throughput), for the task's consumer of the source"
 SOURCE_DEPARTURES = {
-    "tasks.max": "4, not 30: the collection's tuning (bench/mm2_throughput) for the example's partitions; the guide "
-                 "asks for as many tasks as CPU cores in the Connect cluster (docs/disaster_recovery.md)",
+    "tasks.max": "8, not 30: the guide's rule, as many tasks as CPU cores in the Connect cluster (the example's two "
+                 "workers of 4 cores); the guide's examples set 30 (docs/disaster_recovery.md)",
     "exactly.once.support": "added: exactly-once (mirrormaker_exactly_once), which the guide's section 5.5 "
                             "describes",
     "transaction.boundary": "added: poll, the default the guide's section 5.5 names, written out",

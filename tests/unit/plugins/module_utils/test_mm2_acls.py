@@ -37,21 +37,22 @@ def _all(acls, cluster):
     return set((b["operation"], b["resource_type"], b["resource_name"], b["pattern_type"]) for b in acls[cluster])
 
 
-def _dr_plan(tasks_max=4, exactly_once=None, overrides=None, authorizers=None, topics=None):
+def _dr_plan(tasks_max=None, exactly_once=None, overrides=None, authorizers=None, topics=None):
     """mm2_connect.plan for inventories/disaster_recovery, with the connect role's defaults.
 
-    authorizers: which clusters the inventory runs with an authorizer (none by default, as the
-    example); topics: the flow's topics instead of the example's."""
+    tasks_max, topics: the flow's instead of the example's; authorizers: which clusters the
+    inventory runs with an authorizer (none by default, as the example)."""
     inv = _load("inventories/disaster_recovery/group_vars/all.yml")
     defaults = {key: tuning.role_default(value) for key, value in _load("roles/connect/defaults/main.yml").items()}
-    flow_defaults = dict(defaults["connect_flow_default_properties"], **{"tasks.max": tasks_max})
+    flow_defaults = defaults["connect_flow_default_properties"]
     eos = inv["mirrormaker_exactly_once"] if exactly_once is None else exactly_once
     settings = {"rest": {"port": 8083, "advertised_host": "west-connect-1"}, "secrets_dir": "/etc/kafka-connect/secrets",
                 "worker_defaults": defaults["connect_worker_default_properties"],
                 "connector_properties": overrides or {},
                 "authorizers": {"east": False, "west": False} if authorizers is None else authorizers}
     props = dict(defaults["connect_default_properties"], **(inv.get("mirrormaker_properties") or {}))
-    flows = [dict(flow, **({"topics": topics} if topics else {})) for flow in inv["mirrormaker_flows"]]
+    flows = [dict(flow, **({"topics": topics} if topics else {}), **({"tasks_max": tasks_max} if tasks_max else {}))
+             for flow in inv["mirrormaker_flows"]]
     plan = mm2_connect.plan(inv["mirrormaker_clusters"], flows, props,
                             {"exactly_once": eos, "internal_rest": True, "flow_defaults": flow_defaults},
                             "east", "west", settings)
@@ -162,7 +163,7 @@ SYNC_SOURCE = {("DESCRIBE",) + CLUSTER}
 SYNC_TARGET = {("DESCRIBE",) + CLUSTER, ("ALTER",) + CLUSTER}
 
 
-def _target_extra(tasks=4):
+def _target_extra(tasks=8):
     """What the derivation grants on the target beyond the guide's list (docs/acls.md)."""
     group = "connect-mirrormaker-east-to-west"
     internal = ["__%s-%s" % (group, kind) for kind in ("offsets", "configs", "status")]
