@@ -116,8 +116,9 @@ REVERSE = {"source": "B", "target": "A", "topics": ["x"], "groups": ["y"]}
     (None, {"A": 3, "B": 3}, {"A": True, "B": True}, []),
     (None, {}, {}, []),
     (None, {"A": 3, "B": 4}, {}, []),
-    (None, {"A": 3, "B": 1}, {}, ["kafka_brokers: the disaster-recovery cluster B has 1 broker(s), its primary A has 3; "
-                                 "the guide: \"both clusters should have similar resources\""]),
+    (None, {"A": 3, "B": 1}, {},
+     ["kafka_brokers: the disaster-recovery cluster B has 1 broker(s), its primary A has 3; "
+      "the guide: \"both clusters should have similar resources\""]),
     (None, {"B": 1}, {}, []),  # A runs elsewhere: nothing to compare
     (None, {}, {"A": True, "B": False},
      ["kafka_broker_authorizer_enabled: cluster A runs an authorizer and cluster B none; the guide: \"Both clusters "
