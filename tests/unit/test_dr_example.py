@@ -128,7 +128,7 @@ AUTHORIZER_SOURCE_DEPARTURES = {
                                "\"If you don't use authorizations\"",
 }
 
-PLAYBOOK = """
+BROKERS = """
 # the broker preflight as the preflight play runs it first: it records each broker's authorizer
 - hosts: kafka_brokers
   connection: local
@@ -137,6 +137,8 @@ PLAYBOOK = """
     - ansible.builtin.include_role:
         name: kafkaops.mirrormaker.kafka_broker
         tasks_from: preflight
+"""
+PLAYBOOK = """
 - hosts: {worker}
   connection: local
   gather_facts: false
@@ -162,10 +164,12 @@ PLAYBOOK = """
 AUTHORIZER = {"as-is": False, "authorizer": True}
 
 
-def _plan(work, authorizer):
+def _plan(work, authorizer, brokers=True):
+    """The plan and the derived ACLs of the example's first worker; ``brokers`` false: as a run
+    limited to the workers (``--limit connect_workers``) builds them, without the brokers' preflight."""
     dest = work / "plan.json"
     playbook = work / "plan.yml"
-    playbook.write_text(PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
+    playbook.write_text((BROKERS if brokers else "") + PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
     result = local_playbook.run(playbook, "-e", "connect_advertised_host=" + WORKER,
                                 "-e", "kafka_broker_advertised_host={{ inventory_hostname }}",
                                 "-e", json.dumps({"kafka_broker_authorizer_enabled": authorizer}),
@@ -202,6 +206,14 @@ def test_connector_key_for_key(plans, variant, fixture, departures):
     name, guide = guide_connector(fixture)
     found = differences(guide, plan["connectors"][name])
     assert found == sorted(departures), (sorted(set(found) - set(departures)), sorted(set(departures) - set(found)))
+
+
+@pytest.mark.parametrize("variant", list(AUTHORIZER))
+def test_a_run_limited_to_the_workers_renders_the_same_connectors(plans, tmp_path, variant):
+    """Without the brokers' preflight in the run, their inventory values say whether they run an
+    authorizer: the connectors, and so what connect_connector would PUT, stay the same."""
+    limited = _plan(tmp_path, AUTHORIZER[variant], brokers=False)
+    assert limited["connectors"] == plans[variant]["connectors"]
 
 
 def test_the_example_keeps_the_guides_operating_rules(plans):

@@ -652,23 +652,37 @@ def test_inventory_broker_counts_follow_the_bootstrap_hosts():
     assert counts == {"A": 2}
 
 
-@pytest.mark.parametrize("recorded, expected", [
-    ({"kafka-a1": "org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka-b1": ""}, {"A": True, "B": False}),
-    ({"kafka-a1": "", "kafka-b1": " "}, {"A": False, "B": False}),
-    # a broker whose preflight recorded nothing (an older run's facts) says nothing about its cluster
-    ({"kafka-a1": "x.Authorizer"}, {"A": True}),
-], ids=["one-each", "none", "unrecorded"])
-def test_inventory_authorizers_follow_the_bootstrap_hosts(recorded, expected):
-    """The clusters are found as the broker counts find them: a cluster run elsewhere (C) or a
-    broker host whose preflight did not run (kafka-c1, no plan) is left out."""
-    plan_a = {"brokers": ["kafka-a1"], "bootstrap_servers": "a1.dc:9092"}
-    hostvars = {"kafka-a1": {"__kafka_broker_plan": plan_a}, "kafka-b1": {"__kafka_broker_plan": {"brokers": ["kafka-b1"]}},
-                "kafka-c1": {"__kafka_broker_authorizer": "x.Authorizer"}}
-    for host, authorizer in recorded.items():
-        hostvars[host]["__kafka_broker_authorizer"] = authorizer
+STANDARD = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+
+@pytest.mark.parametrize("b_values, expected_b", [
+    # the broker preflight ran: what it recorded of the rendered server.properties
+    ({"__kafka_broker_authorizer": STANDARD}, True),
+    ({"__kafka_broker_authorizer": "", "kafka_broker_authorizer_enabled": True}, False),
+    # not part of the run (--limit): the host's inventory values, combined as the role combines them
+    ({}, False),
+    ({"kafka_broker_authorizer_enabled": True}, True),
+    ({"kafka_broker_authorizer_enabled": "yes"}, True),
+    ({"kafka_broker_authorizer_enabled": True, "kafka_broker_properties": {"authorizer.class.name": ""}}, False),
+    ({"kafka_broker_default_properties": {"authorizer.class.name": "x.Authorizer"}}, True),
+    ({"kafka_broker_default_properties": {"authorizer.class.name": "x.Authorizer"},
+      "kafka_broker_properties": {"authorizer.class.name": " "}}, False),
+    # a host the inventory points at a cluster run elsewhere says nothing about it
+    ({"kafkaops_external_bootstrap_servers": "far:9092", "kafka_broker_authorizer_enabled": True}, None),
+], ids=["recorded", "recorded-none", "limited-default", "limited-enabled", "limited-yes", "limited-emptied",
+        "limited-defaults", "limited-defaults-emptied", "external"])
+def test_inventory_authorizers_follow_the_bootstrap_hosts(b_values, expected_b):
+    """A is found through the bootstrap servers its broker preflight derived, B by its host's
+    inventory name; C runs elsewhere and is left out."""
+    hostvars = {"kafka-a1": {"__kafka_broker_plan": {"brokers": ["kafka-a1"], "bootstrap_servers": "a1.dc:9092"},
+                             "__kafka_broker_authorizer": ""},
+                "kafka-b1": dict(b_values)}
     clusters = [{"alias": "A", "bootstrap_servers": ["a1.dc:9092"]}, {"alias": "B", "bootstrap_servers": "kafka-b1:9092"},
-                {"alias": "C", "bootstrap_servers": "kafka-c1:9092,elsewhere:9092"}]
-    assert FILTERS["mm2_inventory_authorizers"](clusters, hostvars, ["kafka-a1", "kafka-b1", "kafka-c1"]) == expected
+                {"alias": "C", "bootstrap_servers": "elsewhere:9092"}]
+    expected = {"A": False} if expected_b is None else {"A": False, "B": expected_b}
+    assert FILTERS["mm2_inventory_authorizers"](clusters, hostvars, ["kafka-a1", "kafka-b1"]) == expected
+    # the broker counts need the plan: B's host has none
+    assert FILTERS["mm2_inventory_broker_counts"](clusters, hostvars, ["kafka-a1", "kafka-b1"]) == {"A": 1}
 
 
 def test_probe_targets_name_the_cluster_and_its_protocol():
