@@ -90,13 +90,20 @@ CONFIG_DOCS = OrderedDict([
                 "(roles/connect/defaults/main.yml), EOS off"),
     ("connect-eos", "connect with exactly-once: worker exactly.once.source.support=enabled; source connector "
                     "exactly.once.support=required, consumer.isolation.level=read_committed, transaction.boundary=poll"),
+    ("connect-tasks-cores", "connect with tasks.max = this machine's CPU cores, the Red Hat guide's rule for a "
+                            "one-worker Connect cluster (\"Aim for as many tasks as CPU cores in the Kafka Connect "
+                            "clusters\")"),
+    ("connect-tasks-30", "connect with tasks.max = 30, the value of the Red Hat guide's examples"),
 ])
 DEFAULT_CONFIGS = "stock,role,tuned-inflight,tuned-inflight-sl,connect,connect-eos"
 # The configuration the role ships; its ratio has a line of its own.
 ROLE_DEFAULT = "role"
-# Connect layout configs: name -> (exactly_once, source topic). Identity replication writes the
-# same name on B, so each has a topic of its own that no other config writes on B.
-CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench")), ("connect-eos", (True, "dr-bench-eos"))])
+# Connect layout configs: name -> (exactly_once, source topic, tasks.max or None for the role's
+# default). Identity replication writes the same name on B, so each has a topic of its own that no
+# other config writes on B.
+CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench", None)), ("connect-eos", (True, "dr-bench-eos", None)),
+                               ("connect-tasks-cores", (False, "dr-bench-tc", os.cpu_count())),
+                               ("connect-tasks-30", (False, "dr-bench-t30", 30))])
 # The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
 DEDICATED_REFERENCE = ("role", "tuned")
 # Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
@@ -255,8 +262,10 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
 def connect_inputs(name, a_bs, b_bs):
     """(clusters, flows, globals, options) of a Connect layout config: the collection's defaults,
     the DR layout's identity policy, this config's own source topic."""
-    exactly_once, topic = CONNECT_CONFIGS[name]
+    exactly_once, topic, tasks_max = CONNECT_CONFIGS[name]
     role_globals, flow_defaults, _worker = connect_role_defaults()
+    if tasks_max is not None:
+        flow_defaults = dict(flow_defaults, **{"tasks.max": tasks_max})
     clusters = [{"alias": "A", "bootstrap_servers": [a_bs], "broker_count": 1, "properties": {}},
                 {"alias": "B", "bootstrap_servers": [b_bs], "broker_count": 1, "properties": {}}]
     flow = {"source": "A", "target": "B", "topics": [topic], "replication_policy": "identity",
@@ -331,7 +340,7 @@ def replication_clients(logfile):
 def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     """One Connect layout config: worker(s) up, connectors PUT, watch B, connectors deleted, worker
     stopped. Returns the result fields (rates are relative to nothing yet)."""
-    exactly_once, topic = CONNECT_CONFIGS[name]
+    exactly_once, topic, _tasks_max = CONNECT_CONFIGS[name]
     mm2_model, mm2_connect = load_connect()
     clusters, flows, glob, options = connect_inputs(name, a_bs, b_bs)
     model = mm2_model.load(clusters, flows, glob, options)
@@ -693,6 +702,18 @@ def connect_ratios(results, copy_rate):
                         fmt(out["connect_eos_to_client_copy"])))
         lines.append("mm2_throughput: connect / dedicated %s = %s"
                      % (ref or "(%s not run)" % "/".join(DEDICATED_REFERENCE), fmt(out["connect_to_dedicated"])))
+    # tasks.max against the collection's default, and the source tasks Connect actually ran
+    for name in ("connect-tasks-cores", "connect-tasks-30"):
+        if name in results:
+            started = len((results[name].get("connector_status") or {}).get("A-to-B-MirrorSourceConnector", {})
+                          .get("tasks") or [])
+            out[name.replace("-", "_") + "_to_connect"] = round(rate(name) / conn, 3) if conn and rate(name) else None
+            out[name.replace("-", "_") + "_source_tasks"] = started
+            lines.append("mm2_throughput: %s / connect = %s (tasks.max %s, %d source tasks ran; connect: tasks.max %s)"
+                         % (name, fmt(out[name.replace("-", "_") + "_to_connect"]),
+                            results[name]["connectors"]["A-to-B-MirrorSourceConnector"]["tasks.max"], started,
+                            results["connect"]["connectors"]["A-to-B-MirrorSourceConnector"]["tasks.max"]
+                            if "connect" in results else "n/a"))
     out["lines"] = lines
     return out
 

@@ -42,6 +42,8 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=[secrets.scrub(error, values) for error in plan["errors"]])
             return result
         result["ansible_facts"] = {args["fact"]: plan}
+        if plan["warnings"]:
+            result["warnings"] = list(plan["warnings"])
         # The plan carries the clusters' client settings and the connectors' secrets for the files;
         # nothing of it is shown when the input holds a secret.
         if secrets.has_secrets(given):

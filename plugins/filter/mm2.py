@@ -33,6 +33,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_key, escape_value
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, plain
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import broker_rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
@@ -84,6 +85,35 @@ def _hostport_host(server):
     return server.rsplit(":", 1)[0].strip("[]") if ":" in server else server
 
 
+def _inventory_hosts(clusters, hostvars, broker_hosts, planned=True):
+    """Alias -> a kafka_brokers host of the cluster behind its bootstrap servers.
+
+    A cluster counts as the inventory's when one of its bootstrap hosts is a kafka_brokers host
+    whose kafka_broker preflight ran (by inventory name or by the bootstrap servers it derived);
+    with ``planned`` false also a kafka_brokers host whose preflight is not part of this run
+    (``--limit``), by inventory name, unless the inventory has it use a cluster run elsewhere
+    (``kafkaops_external_bootstrap_servers``). Clusters run elsewhere are left out.
+    """
+    hosts = {}
+    for host in broker_hosts or []:
+        plan = hostvars[host].get("__kafka_broker_plan")
+        if isinstance(plan, dict) and "brokers" in plan:
+            names = {host} | {_hostport_host(s) for s in str(plan.get("bootstrap_servers", "")).split(",") if s}
+            for name in names:
+                hosts[name] = host
+        elif not planned and not hostvars[host].get("kafkaops_external_bootstrap_servers"):
+            hosts.setdefault(host, host)
+    found = {}
+    for cluster in clusters or []:
+        if not isinstance(cluster, dict) or "alias" not in cluster:
+            continue
+        for server in as_list(cluster.get("bootstrap_servers")):
+            if _hostport_host(server) in hosts:
+                found[str(cluster["alias"])] = hosts[_hostport_host(server)]
+                break
+    return found
+
+
 def mm2_inventory_broker_counts(clusters, hostvars, broker_hosts):
     """Alias -> brokers the inventory has for the cluster behind its bootstrap servers.
 
@@ -91,22 +121,30 @@ def mm2_inventory_broker_counts(clusters, hostvars, broker_hosts):
     (by inventory name or by the bootstrap servers its kafka_broker preflight derived); its count
     is that host's cluster's broker count. Clusters run elsewhere are left out.
     """
-    plans = {}
-    for host in broker_hosts or []:
-        plan = hostvars[host].get("__kafka_broker_plan")
-        if isinstance(plan, dict) and "brokers" in plan:
-            names = {host} | {_hostport_host(s) for s in str(plan.get("bootstrap_servers", "")).split(",") if s}
-            for name in names:
-                plans[name] = len(plan["brokers"])
-    counts = {}
-    for cluster in clusters or []:
-        if not isinstance(cluster, dict) or "alias" not in cluster:
-            continue
-        for server in as_list(cluster.get("bootstrap_servers")):
-            if _hostport_host(server) in plans:
-                counts[str(cluster["alias"])] = plans[_hostport_host(server)]
-                break
-    return counts
+    return {alias: len(hostvars[host]["__kafka_broker_plan"]["brokers"])
+            for alias, host in _inventory_hosts(clusters, hostvars, broker_hosts).items()}
+
+
+def mm2_inventory_authorizers(clusters, hostvars, broker_hosts):
+    """Alias -> whether the brokers the inventory runs for that cluster have an authorizer.
+
+    The cluster is found as for ``mm2_inventory_broker_counts``, or by a bootstrap host's
+    inventory name when its preflight is not part of the run. The answer is the
+    ``authorizer.class.name`` of the server.properties the preflight recorded
+    (``__kafka_broker_authorizer``), or else the one the host's inventory values give it
+    (``broker_rules.authorizer_class``), so that a run limited to the workers renders the same
+    connectors. Clusters run elsewhere are left out: the inventory cannot say.
+    """
+    found = {}
+    for alias, host in _inventory_hosts(clusters, hostvars, broker_hosts, planned=False).items():
+        values = hostvars[host]
+        authorizer = values.get("__kafka_broker_authorizer")
+        if authorizer is None:
+            authorizer = broker_rules.authorizer_class(values.get("kafka_broker_authorizer_enabled", False),
+                                                       values.get("kafka_broker_default_properties"),
+                                                       values.get("kafka_broker_properties"))
+        found[alias] = bool(str(authorizer).strip())
+    return found
 
 
 def mm2_probe_targets(clusters, aliases):
@@ -141,5 +179,6 @@ class FilterModule(object):
             "mm2_remote_topic": mm2_remote_topic,
             "mm2_escape": mm2_escape,
             "mm2_inventory_broker_counts": mm2_inventory_broker_counts,
+            "mm2_inventory_authorizers": mm2_inventory_authorizers,
             "mm2_probe_targets": mm2_probe_targets,
         }

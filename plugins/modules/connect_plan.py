@@ -17,6 +17,11 @@ description:
     target that are not an enabled flow, unknown connector kinds, a connector name the REST path
     cannot carry or that its own properties contradict, and exactly-once settings the workers
     cannot honour.
+  - Sets MirrorSourceConnector's C(sync.topic.acls.enabled) to C(false) when the inventory runs the
+    flow's source or target cluster without an authorizer (C(settings.authorizers)), C(true) otherwise,
+    unless the connector properties set it.
+  - Warns about the Red Hat guide's operating rules the inventory shows broken (a reverse flow into
+    the primary, a standby with fewer brokers, one cluster with an authorizer and one without).
   - When the input holds secrets (by the collection's secret rule), the result is censored in the
     output; the fact keeps the values for the tasks that write files.
   - Runs on the controller only.
@@ -53,8 +58,9 @@ options:
   settings:
     description:
       - C(group_id), C(topic_prefix), C(rest) (C(port), C(advertised_host), C(bind_host)), C(worker_defaults),
-        C(worker_properties), C(connector_properties) (per connector kind), C(secrets_dir), and the variable
-        names the messages cite (C(flows_var), C(overrides_var), C(eos_var)).
+        C(worker_properties), C(connector_properties) (per connector kind), C(secrets_dir), C(authorizers)
+        (cluster alias to whether the inventory's brokers of it run an authorizer, from the filter
+        C(kafkaops.mirrormaker.mm2_inventory_authorizers)), and the variable names the messages cite (C(flows_var), C(overrides_var), C(eos_var)).
     type: dict
     required: true
   fact:
@@ -101,6 +107,10 @@ ansible_facts:
     flow:
       description: The flow as the flow model resolves it.
       type: dict
+    warnings:
+      description: The Red Hat guide's operating rules the inventory shows broken, also shown as warnings.
+      type: list
+      elements: str
 msg:
   description: One message per fault.
   returned: failure

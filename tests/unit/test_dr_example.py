@@ -9,6 +9,11 @@ preflight run with ansible-playbook against the example inventory for a worker h
 worker properties and connector configs are compared with the guide's key for key, both ways, and
 the derived ACLs with the guide's lists. Every difference is a named departure with its reason; a
 difference not named fails, and so does a named one that is no longer a difference.
+
+Both ways the example can run: as it is (brokers without an authorizer: the connect role sets
+``sync.topic.acls.enabled=false``, the guide's example value) and with
+``kafka_broker_authorizer_enabled: true`` on the brokers (the ACL sync on, the case the guide's
+ACL lists are written for: "Most production environments use authorizations").
 """
 
 from __future__ import annotations
@@ -29,8 +34,12 @@ EAST = "east-kafka-1.example.invalid:9092,east-kafka-2.example.invalid:9092,east
 WEST = "west-kafka-1.example.invalid:9092,west-kafka-2.example.invalid:9092,west-kafka-3.example.invalid:9092"
 
 FIXTURES = os.path.join(REPO, "tests", "unit", "fixtures", "redhat_dr")
+# The example's topic and group lists, as the connectors get them.
+TOPICS = ["orders", "payments", "shipments-.*"]
+GROUPS = ["billing", "fulfilment-.*"]
 # The guide's placeholders and aliases, as the example inventory fills them in.
-PLACES = {"<SOURCE_BOOTSTRAP_SERVERS>": EAST, "<TARGET_BOOTSTRAP_SERVERS>": WEST}
+PLACES = {"<SOURCE_BOOTSTRAP_SERVERS>": EAST, "<TARGET_BOOTSTRAP_SERVERS>": WEST,
+          "<TOPICS>": ",".join(TOPICS), "<GROUPS>": ",".join(GROUPS)}
 ALIASES = {"A": "east", "B": "west"}
 
 
@@ -71,11 +80,8 @@ WORKER_DEPARTURES = {
 SHARED_REASON = "added: every connector of a flow gets the flow's whole configuration, as in dedicated mode"
 TUNING_REASON = "added: the collection's client tuning (bench/mm2_throughput), for the task's consumer of the source"
 SOURCE_DEPARTURES = {
-    "tasks.max": "4, not 30: the collection's tuning (bench/mm2_throughput) for the example's partitions; the guide "
-                 "asks for as many tasks as CPU cores in the Connect cluster (docs/disaster_recovery.md)",
-    "topics": "the guide's <TOPICS> placeholder; the example mirrors every topic ('.*')",
-    "sync.topic.acls.enabled": "left at MirrorMaker 2's default (true); the guide sets false for clusters without "
-                               "authorization",
+    "tasks.max": "8, not 30: the guide's rule, as many tasks as CPU cores in the Connect cluster (the example's two "
+                 "workers of 4 cores); the guide's examples set 30 (docs/disaster_recovery.md)",
     "exactly.once.support": "added: exactly-once (mirrormaker_exactly_once), which the guide's section 5.5 "
                             "describes",
     "transaction.boundary": "added: poll, the default the guide's section 5.5 names, written out",
@@ -96,12 +102,11 @@ SOURCE_DEPARTURES = {
 }
 CHECKPOINT_DEPARTURES = {
     "tasks.max": SOURCE_DEPARTURES["tasks.max"],
-    "groups": "the guide's <GROUPS> placeholder; the example mirrors every group ('.*')",
     "emit.checkpoints.enabled": "added: MirrorMaker 2's default (true), written out",
     "emit.checkpoints.interval.seconds": "added: 10 s instead of 60 s, so that offsets are translated sooner",
     "sync.group.offsets.interval.seconds": "added: 10 s instead of 60 s, so that offsets are committed sooner",
     "refresh.groups.interval.seconds": "added: 60 s instead of 600 s, so that new groups are found sooner",
-    "topics": "added: the flow's topics ('.*' in the example), whose groups' offsets the connector translates",
+    "topics": "added: the flow's topics, whose groups' offsets the connector translates",
     "heartbeats.replication.enabled": SHARED_REASON, "replication.factor": SHARED_REASON,
     "offset-syncs.topic.replication.factor": SHARED_REASON, "emit.heartbeats.enabled": SHARED_REASON,
     "refresh.topics.interval.seconds": SHARED_REASON, "sync.topic.configs.enabled": SHARED_REASON,
@@ -117,6 +122,22 @@ def differences(guide, ours):
     return sorted(key for key in set(guide) | set(ours) if guide.get(key) != ours.get(key))
 
 
+# With an authorizer on the brokers: what changes from the example as it is, and why.
+AUTHORIZER_SOURCE_DEPARTURES = {
+    "sync.topic.acls.enabled": "true: the clusters run an authorizer, and the guide turns the ACL sync off only "
+                               "\"If you don't use authorizations\"",
+}
+
+BROKERS = """
+# the broker preflight as the preflight play runs it first: it records each broker's authorizer
+- hosts: kafka_brokers
+  connection: local
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: kafkaops.mirrormaker.kafka_broker
+        tasks_from: preflight
+"""
 PLAYBOOK = """
 - hosts: {worker}
   connection: local
@@ -139,17 +160,33 @@ PLAYBOOK = """
         dest: {acls}
         mode: "0600"
 """
+# The two ways the example runs: as it is, and with an authorizer on every broker.
+AUTHORIZER = {"as-is": False, "authorizer": True}
+
+
+def _plan(work, authorizer, brokers=True):
+    """The plan and the derived ACLs of the example's first worker; ``brokers`` false: as a run
+    limited to the workers (``--limit connect_workers``) builds them, without the brokers' preflight."""
+    dest = work / "plan.json"
+    playbook = work / "plan.yml"
+    playbook.write_text((BROKERS if brokers else "") + PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
+    result = local_playbook.run(playbook, "-e", "connect_advertised_host=" + WORKER,
+                                "-e", "kafka_broker_advertised_host={{ inventory_hostname }}",
+                                "-e", json.dumps({"kafka_broker_authorizer_enabled": authorizer}),
+                                inventory=INVENTORY)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return dict(json.loads(dest.read_text()), acls=json.loads((work / "acls.json").read_text()), output=result.stdout)
 
 
 @pytest.fixture(scope="module")
-def plan(tmp_path_factory):
-    work = tmp_path_factory.mktemp("dr")
-    dest = work / "plan.json"
-    playbook = work / "plan.yml"
-    playbook.write_text(PLAYBOOK.format(worker=WORKER, dest=dest, acls=work / "acls.json"))
-    result = local_playbook.run(playbook, "-e", "connect_advertised_host=" + WORKER, inventory=INVENTORY)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return dict(json.loads(dest.read_text()), acls=json.loads((work / "acls.json").read_text()))
+def plans(tmp_path_factory):
+    return {name: _plan(tmp_path_factory.mktemp(name), authorizer) for name, authorizer in AUTHORIZER.items()}
+
+
+@pytest.fixture(scope="module")
+def plan(plans):
+    """The example as it is."""
+    return plans["as-is"]
 
 
 def test_worker_properties_key_for_key(plan):
@@ -157,34 +194,58 @@ def test_worker_properties_key_for_key(plan):
     assert differences(guide_worker(), plan["worker_properties"]) == sorted(WORKER_DEPARTURES)
 
 
-@pytest.mark.parametrize("fixture, departures", [("mirror-source-connector.json", SOURCE_DEPARTURES),
-                                                 ("mirror-checkpoint-connector.json", CHECKPOINT_DEPARTURES)])
-def test_connector_key_for_key(plan, fixture, departures):
+@pytest.mark.parametrize("variant, fixture, departures", [
+    ("as-is", "mirror-source-connector.json", SOURCE_DEPARTURES),
+    ("as-is", "mirror-checkpoint-connector.json", CHECKPOINT_DEPARTURES),
+    ("authorizer", "mirror-source-connector.json", dict(SOURCE_DEPARTURES, **AUTHORIZER_SOURCE_DEPARTURES)),
+    ("authorizer", "mirror-checkpoint-connector.json", CHECKPOINT_DEPARTURES),
+])
+def test_connector_key_for_key(plans, variant, fixture, departures):
+    plan = plans[variant]
     assert list(plan["connectors"]) == ["east-to-west-MirrorSourceConnector", "east-to-west-MirrorCheckpointConnector"]
     name, guide = guide_connector(fixture)
     found = differences(guide, plan["connectors"][name])
     assert found == sorted(departures), (sorted(set(found) - set(departures)), sorted(set(departures) - set(found)))
 
 
+@pytest.mark.parametrize("variant", list(AUTHORIZER))
+def test_a_run_limited_to_the_workers_renders_the_same_connectors(plans, tmp_path, variant):
+    """Without the brokers' preflight in the run, their inventory values say whether they run an
+    authorizer: the connectors, and so what connect_connector would PUT, stay the same."""
+    limited = _plan(tmp_path, AUTHORIZER[variant], brokers=False)
+    assert limited["connectors"] == plans[variant]["connectors"]
+
+
+def test_the_example_keeps_the_guides_operating_rules(plans):
+    """Both clusters alike (three brokers each, the same authorizer setting), no flow into the
+    primary: the connect preflight warns about none of the guide's operating rules."""
+    for plan in plans.values():
+        assert plan["warnings"] == []
+        assert "[WARNING]" not in plan["output"]
+
+
 def test_no_secret_files_without_secrets(plan):
     assert plan["secret_files"] == {}
 
 
-# What the guide's ACL bullets name, as (resource type, name) in the example: every topic and group
-# is mirrored there ('.*'), so "each topic to mirror" is the wildcard.
+# What the guide's ACL bullets name, as (resource type, name, pattern type) in the example: its
+# topics and groups are names and prefixes, and IdentityReplicationPolicy keeps the topic names on
+# the target, so "each mirrored topic" is the same resources as "each topic to mirror".
+TOPIC_RESOURCES = [("TOPIC", "orders", "LITERAL"), ("TOPIC", "payments", "LITERAL"), ("TOPIC", "shipments-", "PREFIXED")]
+GROUP_RESOURCES = [("GROUP", "billing", "LITERAL"), ("GROUP", "fulfilment-", "PREFIXED")]
 RESOURCES = {
-    "each topic to mirror": ("TOPIC", "*"), "each mirrored topic": ("TOPIC", "*"),
-    "each topic with offsets for each mirrored consumer group": ("TOPIC", "*"),
-    "each consumer group to mirror": ("GROUP", "*"), "each mirrored consumer group": ("GROUP", "*"),
-    "the cluster": ("CLUSTER", "kafka-cluster"),
-    "the offset-syncs topic": ("TOPIC", "mm2-offset-syncs.east.internal"),
-    "the checkpoints topic": ("TOPIC", "east.checkpoints.internal"),
+    "each topic to mirror": TOPIC_RESOURCES, "each mirrored topic": TOPIC_RESOURCES,
+    "each topic with offsets for each mirrored consumer group": TOPIC_RESOURCES,
+    "each consumer group to mirror": GROUP_RESOURCES, "each mirrored consumer group": GROUP_RESOURCES,
+    "the cluster": [("CLUSTER", "kafka-cluster", "LITERAL")],
+    "the offset-syncs topic": [("TOPIC", "mm2-offset-syncs.east.internal", "LITERAL")],
+    "the checkpoints topic": [("TOPIC", "east.checkpoints.internal", "LITERAL")],
 }
 BULLET = re.compile(r"^\s*\u2022 (?P<operations>[A-Z_]+(?:(?:, | and )[A-Z_]+)*) (?:on|for) (?P<what>.+)$")
 
 
 def guide_acls():
-    """{"source"|"target": {(operation, resource type, name)}} from the guide's two lists, typed exactly."""
+    """{"source"|"target": {(operation, resource type, name, pattern type)}} from the guide's two lists, typed exactly."""
     with open(os.path.join(FIXTURES, "acls.txt"), encoding="utf-8") as handle:
         text = handle.read()
     lists, side = {"source": set(), "target": set()}, None
@@ -195,9 +256,9 @@ def guide_acls():
             side = "target"
         match = BULLET.match(line)
         if match:
-            rtype, name = RESOURCES[match.group("what")]
-            for operation in re.split(r", | and ", match.group("operations")):
-                lists[side].add((operation, rtype, name))
+            for rtype, name, pattern in RESOURCES[match.group("what")]:
+                for operation in re.split(r", | and ", match.group("operations")):
+                    lists[side].add((operation, rtype, name, pattern))
     return lists
 
 
@@ -207,31 +268,61 @@ WORKER_TOPICS = {"__connect-mirrormaker-east-to-west-" + kind for kind in ("offs
 TARGET_ACL_DEPARTURES = {
     "the Connect workers' own group and storage topics; the guide gives the workers the connectors' identity but "
     "lists no grant for them": lambda b: (b[1] == "TOPIC" and b[2] in WORKER_TOPICS and b[0] in (
-        "CREATE", "DESCRIBE", "READ", "WRITE")) or b == ("READ", "GROUP", "connect-mirrormaker-east-to-west"),
+        "CREATE", "DESCRIBE", "READ", "WRITE")) or b == ("READ", "GROUP", "connect-mirrormaker-east-to-west", "LITERAL"),
     "exactly-once (the guide's section 5.5): the worker's and every source task's transactional id":
         lambda b: b[1] == "TRANSACTIONAL_ID" and b[0] in ("DESCRIBE", "WRITE"),
     "the checkpoint task reads the checkpoints topic back when it starts (CheckpointStore)":
-        lambda b: b == ("READ", "TOPIC", "east.checkpoints.internal"),
+        lambda b: b == ("READ", "TOPIC", "east.checkpoints.internal", "LITERAL"),
+}
+# What the guide lists and the derivation leaves out when sync.topic.acls.enabled is false (the
+# example as it is: its brokers run no authorizer, so no ACL applies at all), and why.
+CLUSTER = "kafka-cluster"
+NO_SYNC_ACL_DEPARTURES = {
+    "DESCRIBE on the source cluster: only the ACL sync needs it (describeAcls)":
+        lambda side, b: side == "source" and b == ("DESCRIBE", "CLUSTER", CLUSTER, "LITERAL"),
+    "ALTER on the target cluster: only the ACL sync needs it (createAcls)":
+        lambda side, b: side == "target" and b == ("ALTER", "CLUSTER", CLUSTER, "LITERAL"),
+    "DESCRIBE on the target cluster: no call of Kafka 4.x needs it; the guide lists it beside ALTER, and the "
+    "collection grants it with ALTER":
+        lambda side, b: side == "target" and b == ("DESCRIBE", "CLUSTER", CLUSTER, "LITERAL"),
 }
 
 
 def test_the_guides_acl_lists_are_read_whole():
     lists = guide_acls()
-    assert len(lists["source"]) == 5 and len(lists["target"]) == 17
+    # 3 source topic resources x 3 operations + the cluster + 2 groups; on the target 3 topic
+    # resources x (5 + 1) + 2 groups x 2 + 4 offset-syncs + 3 checkpoints + 2 on the cluster
+    assert len(lists["source"]) == 3 * 3 + 1 + 2 and len(lists["target"]) == 3 * 6 + 2 * 2 + 4 + 3 + 2
 
 
-def test_the_example_derives_the_guides_acl_lists(plan):
-    """The mm2_acls preflight, run on the example's workers, derives the guide's lists: on the source
-    (offset syncs on the target) exactly, on the target the guide's list and the departures named."""
+def _derived(plan):
     derived = plan["acls"]
     assert derived["errors"] == []
-    got = dict((cluster, set((b["operation"], b["resource_type"], b["resource_name"]) for b in bindings))
-               for cluster, bindings in derived["acls"].items())
-    guide = guide_acls()
-    assert got["east"] == guide["source"]
-    assert guide["target"] <= got["west"], sorted(guide["target"] - got["west"])
-    reasons = {binding: [why for why, names in TARGET_ACL_DEPARTURES.items() if names(binding)]
-               for binding in got["west"] - guide["target"]}
-    assert [binding for binding, why in sorted(reasons.items()) if len(why) != 1] == []
-    assert {why[0] for why in reasons.values()} == set(TARGET_ACL_DEPARTURES)
     assert set(b["principal"] for bindings in derived["acls"].values() for b in bindings) == {"User:mm2"}
+    return dict((cluster, set((b["operation"], b["resource_type"], b["resource_name"], b["pattern_type"])
+                              for b in bindings)) for cluster, bindings in derived["acls"].items())
+
+
+def _named(found, departures):
+    """Each binding of ``found`` named by exactly one departure, and every departure naming one."""
+    reasons = {item: [why for why, names in departures.items() if names(*item)] for item in found}
+    assert [item for item, why in sorted(reasons.items()) if len(why) != 1] == []
+    assert {why[0] for why in reasons.values()} == set(departures)
+
+
+@pytest.mark.parametrize("variant, sync", [("as-is", "false"), ("authorizer", "true")])
+def test_the_example_derives_the_guides_acl_lists(plans, variant, sync):
+    """The mm2_acls preflight, run on the example's workers, derives the guide's lists: with the ACL
+    sync on, on the source (offset syncs on the target) exactly and on the target the guide's list
+    and the grants named; with it off, without the cluster bindings only the sync needs."""
+    plan = plans[variant]
+    assert plan["connectors"]["east-to-west-MirrorSourceConnector"]["sync.topic.acls.enabled"] == sync
+    got, guide = _derived(plan), guide_acls()
+    left_out = set(("source", b) for b in guide["source"] - got["east"]) | set(
+        ("target", b) for b in guide["target"] - got["west"])
+    if sync == "true":
+        assert left_out == set()
+    else:
+        _named(left_out, NO_SYNC_ACL_DEPARTURES)
+    assert got["east"] <= guide["source"]
+    _named(set((b,) for b in got["west"] - guide["target"]), TARGET_ACL_DEPARTURES)

@@ -342,3 +342,32 @@ def test_connect_plan_never_prints_a_client_secret(tmp_path):
     assert result.returncode != 0
     assert any(m.startswith("connect_source/connect_target: A->C is not a flow") for m in failures(report))
     assert "pw-s3cret" not in result.stdout + result.stderr
+
+
+def test_the_preflight_play_warns_about_the_guides_operating_rules_and_follows_the_authorizers(tmp_path):
+    """playbooks/preflight.yml on a DR layout whose standby differs from its primary: A has two
+    brokers with an authorizer, B one without. The connect preflight warns (the run goes on),
+    naming the variables, and the flow's ACL sync is off: B runs no authorizer."""
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    brokers = {host: {"kafka_broker_advertised_host": host} for host in ("k-a1", "k-a2", "k-b1")}
+    clusters = [{"alias": "A", "bootstrap_servers": "k-a1:9092"}, {"alias": "B", "bootstrap_servers": "k-b1:9092"}]
+    inventory = {"all": {"vars": local, "children": {
+        "kafka_brokers": {"children": {
+            "kafka_a": {"hosts": {"k-a1": brokers["k-a1"], "k-a2": brokers["k-a2"]},
+                        "vars": {"kafka_broker_cluster_name": "A", "kafka_broker_authorizer_enabled": True,
+                                 "kafka_broker_super_users": ["User:admin"]}},
+            "kafka_b": {"hosts": {"k-b1": brokers["k-b1"]}, "vars": {"kafka_broker_cluster_name": "B"}}}},
+        "connect_workers": {"hosts": {"c-1": None}, "vars": dict(
+            CONNECT_BASE, connect_clusters=clusters,
+            connect_flows=[{"source": "A", "target": "B", "topics": ["orders"], "groups": ["app"]}])}}}}
+    plays = [{"ansible.builtin.import_playbook": os.path.join(REPO, "playbooks", "preflight.yml")},
+             {"hosts": "c-1", "gather_facts": False, "tasks": [{"ansible.builtin.debug": {
+                 "msg": "{{ __connect_plan.connectors['A-to-B-MirrorSourceConnector']['sync.topic.acls.enabled'] }}"}}]}]
+    result, report = run_playbook(tmp_path, plays, inventory)
+    assert result.returncode == 0, failures(report)
+    warnings = [w for play in report["plays"] for task in play["tasks"] for res in task["hosts"].values()
+                for w in res.get("warnings") or []]
+    assert [w.split(";")[0] for w in warnings] == [
+        "kafka_brokers: the disaster-recovery cluster B has 1 broker(s), its primary A has 2",
+        "kafka_broker_authorizer_enabled: cluster A runs an authorizer and cluster B none"], warnings
+    assert report["plays"][-1]["tasks"][-1]["hosts"]["c-1"]["msg"] == "false"

@@ -33,13 +33,21 @@ is not.
 `inventories/disaster_recovery`, rendered by the connect role's preflight, against the guide's
 section 5.6 examples and section 5.7 ACL lists (`tests/unit/test_dr_example.py`). The guide's
 `A` and `B` are the example's `east` and `west`, and its bootstrap placeholders are the
-example's hosts."""
+example's hosts, and its `<TOPICS>` and `<GROUPS>` the example's lists. The example is
+compared as it is (brokers without an authorizer, so `sync.topic.acls.enabled=false` as in the
+guide's example) and with `kafka_broker_authorizer_enabled: true` on its brokers."""
+
+AUTHORIZER = "### MirrorSourceConnector, with an authorizer on the brokers\n\nBeyond the table above:\n\n"
 
 ACLS = """### ACLs
 
-The source cluster gets exactly the guide's list (offset syncs on the target). The target
-cluster gets the guide's list and these grants besides (`docs/acls.md` gives every binding's
-class):
+With an authorizer on the brokers (the ACL sync on), the source cluster gets exactly the guide's
+list (offset syncs on the target). The target cluster gets the guide's list and these grants
+besides (`docs/acls.md` gives every binding's class):
+"""
+
+NO_SYNC = """Without an authorizer (the example as it is: no ACL applies at all, but the derivation still
+answers for `sync.topic.acls.enabled=false`), these of the guide's bindings are left out:
 """
 
 PULSE = """## Acceldata Pulse, "Kafka MirrorMaker"
@@ -58,12 +66,18 @@ def _table(title, departures):
     return "\n".join(["### " + title, "", "| keys | departure and reason |", "| --- | --- |"] + rows)
 
 
+def _bullets(departures):
+    return "\n".join("- %s%s." % (why[0].upper(), why[1:]) for why in departures)
+
+
 def render():
     parts = [HEAD,
              _table("Worker properties (`connect-distributed.properties`)", dr.WORKER_DEPARTURES),
              _table("MirrorSourceConnector", dr.SOURCE_DEPARTURES),
              _table("MirrorCheckpointConnector", dr.CHECKPOINT_DEPARTURES),
-             ACLS + "\n".join("- %s%s." % (why[0].upper(), why[1:]) for why in dr.TARGET_ACL_DEPARTURES),
+             AUTHORIZER + "\n".join(_table("", dr.AUTHORIZER_SOURCE_DEPARTURES).splitlines()[2:]),
+             ACLS + _bullets(dr.TARGET_ACL_DEPARTURES),
+             NO_SYNC + _bullets(dr.NO_SYNC_ACL_DEPARTURES),
              PULSE,
              _table("mm2.properties", pulse.DEPARTURES)]
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings, text
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos, scram, tls
@@ -27,6 +29,21 @@ def _properties(v):
     properties = dict(settings(v["kafka_broker_default_properties"]))
     properties.update(settings(v["kafka_broker_properties"]))
     return properties
+
+
+STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+
+def authorizer_class(authorizer_enabled, default_properties=None, properties=None):
+    """The ``authorizer.class.name`` a broker's server.properties gets, '' for none, from its
+    inventory values: ``kafka_broker_authorizer_enabled`` adds StandardAuthorizer, and
+    ``kafka_broker_default_properties`` then ``kafka_broker_properties`` are combined over it, in
+    the order ``roles/kafka_broker/vars/main.yml`` combines them. For a broker whose preflight is
+    not part of the run (``--limit``); the preflight records the rendered value itself."""
+    combined = {"authorizer.class.name": STANDARD_AUTHORIZER if boolean(authorizer_enabled, strict=False) else ""}
+    combined.update(settings(default_properties))
+    combined.update(settings(properties))
+    return text(combined.get("authorizer.class.name"))
 
 
 def _sasl_login_faults(v, sasl):

@@ -13,7 +13,10 @@ inventory describes either layout:
   configs of a flow, what the Connect REST API is given;
 * ``externalize_secrets``: secret values moved into files read by Kafka's FileConfigProvider, so
   that ``GET /connectors/<name>/config`` shows ``${file:<path>:<key>}`` and never a password;
-* ``check_*``: refusals with the variable at fault named, before any host or REST call.
+* ``topic_acls_sync``: ``sync.topic.acls.enabled`` from whether the flow's clusters use an
+  authorizer, as the inventory shows it;
+* ``check_*``: refusals with the variable at fault named, before any host or REST call;
+  ``guide_warnings``: the Red Hat guide's operating rules the inventory shows broken.
 
 Facts relied on (Apache Kafka 4.x, ``connect/mirror`` and ``connect/runtime``):
 
@@ -30,7 +33,11 @@ Facts relied on (Apache Kafka 4.x, ``connect/mirror`` and ``connect/runtime``):
   is the target cluster, and its clients are configured from top-level, ``producer.``,
   ``consumer.`` and ``admin.`` keys;
 * ``AbstractHerder`` puts the ``${provider:path:key}`` references back into task configs it
-  shows, so a secret read through a config provider stays out of the REST API.
+  shows, so a secret read through a config provider stays out of the REST API;
+* ``MirrorSourceConnector.syncTopicAcls`` describes the source's topic ACLs (a source without an
+  authorizer answers SecurityDisabledException: the connector logs it and skips the sync) and
+  creates them on the target (a target without one fails the ``createAcls`` of every binding it
+  copies, a warning each, at every ``sync.topic.acls.interval.seconds``).
 """
 
 from __future__ import annotations
@@ -143,6 +150,55 @@ def worker_properties(target_client, cluster_names, rest, exactly_once, defaults
     return OrderedDict((k, out[k]) for k in sorted(out))
 
 
+# ------------------------------------------------------------------ authorization
+
+
+def topic_acls_sync(authorizers, source, target):
+    """``sync.topic.acls.enabled`` of flow source->target: "false" when the inventory runs one of
+    its two clusters without an authorizer, "true" otherwise.
+
+    authorizers: alias -> whether the brokers the inventory runs for that cluster have an
+    authorizer (``mm2_inventory_authorizers``); a cluster run elsewhere is not in it. The guide:
+    "If you don't use authorizations you should disable this feature by setting it to false". ACL
+    sync needs an authorizer on both ends (it reads the source's ACLs and creates them on the
+    target), so one cluster without is enough. A cluster the inventory does not run keeps
+    MirrorMaker 2's default (true): the collection cannot see its authorizer, and turning the sync
+    off where one runs would leave the standby without the ACLs clients need after a failover.
+    """
+    if any(authorizers.get(alias) is False for alias in (source, target)):
+        return "false"
+    return "true"
+
+
+def guide_warnings(model, source, target, broker_counts, authorizers):
+    """The Red Hat guide's operating rules (chapter 5's opening) that the inventory shows broken,
+    one sentence each naming what to change. Warnings, not refusals: the guide allows a smaller
+    standby "when disaster recovery is only necessary for a subset of the topics", and a reverse
+    flow is how a failback starts (docs/disaster_recovery.md).
+
+    broker_counts, authorizers: alias -> what the inventory's brokers of that cluster have.
+    """
+    found = []
+    rules = "the guide's disaster-recovery cluster is a hot standby"
+    for flow in model.flows:
+        if flow["source"] == target and flow["target"] == source and flow["enabled"]:
+            found.append("%s.enabled: flow %s is enabled while %s is the disaster-recovery cluster of %s->%s; %s: "
+                         "\"Clients must only be connected to the primary cluster, and only MirrorMaker should "
+                         "connect and mirror data to the disaster recovery cluster\" (disable %s until a failback)"
+                         % (flow["path"], flow["name"], target, source, target, rules, flow["name"]))
+    if source in broker_counts and target in broker_counts and broker_counts[target] < broker_counts[source]:
+        found.append("kafka_brokers: the disaster-recovery cluster %s has %d broker(s), its primary %s has %d; the guide: "
+                     "\"both clusters should have similar resources\" (fewer only when disaster recovery is needed "
+                     "for a subset of the topics)" % (target, broker_counts[target], source, broker_counts[source]))
+    if source in authorizers and target in authorizers and authorizers[source] != authorizers[target]:
+        found.append("kafka_broker_authorizer_enabled: cluster %s runs %s authorizer and cluster %s %s; the guide: "
+                     "\"Both clusters should also have similar configurations\" (clients moved to %s after a "
+                     "failover meet other permissions, and sync.topic.acls.enabled is false)"
+                     % (source, "an" if authorizers[source] else "no", target,
+                        "one" if authorizers[target] else "none", target))
+    return found
+
+
 # -------------------------------------------------------------------- connectors
 
 
@@ -153,12 +209,14 @@ def _flow(model, source, target):
     return None
 
 
-def connectors(model, source, target, heartbeat=False, overrides=None):
+def connectors(model, source, target, heartbeat=False, overrides=None, topic_acls="true"):
     """OrderedDict connector name -> config (sorted, string values) of flow source->target.
 
     Every connector of a flow gets the flow's whole configuration, as dedicated mode gives it
     (MirrorMakerConfig.connectorBaseConfig): global keys, the flow's defaults, its properties
     and fields; then the layout's defaults where nothing was set; then ``overrides[kind]``.
+    ``topic_acls`` (``topic_acls_sync``) is MirrorSourceConnector's ``sync.topic.acls.enabled``
+    where nothing set it.
     """
     model.raise_if_invalid()
     flow = _flow(model, source, target)
@@ -186,6 +244,9 @@ def connectors(model, source, target, heartbeat=False, overrides=None):
     for kind in kinds:
         config = OrderedDict(base)
         config["connector.class"] = MIRROR_PACKAGE + kind
+        if kind == "MirrorSourceConnector":
+            # The source connector's key (the guide's example sets it there only).
+            config.setdefault("sync.topic.acls.enabled", topic_acls)
         if kind == "MirrorSourceConnector" and model.exactly_once:
             config.setdefault("exactly.once.support", "required")
             config.setdefault("transaction.boundary", "poll")
@@ -302,10 +363,12 @@ def plan(clusters, flows, properties, options, source, target, settings):
     """Everything the connect role renders and applies for one worker, or the errors.
 
     settings: group_id, topic_prefix, rest {port, advertised_host, bind_host}, worker_defaults,
-    worker_properties, connector_properties (per kind), secrets_dir, and the variable names the
-    messages cite (flows_var, overrides_var, eos_var).
+    worker_properties, connector_properties (per kind), secrets_dir, authorizers (alias -> whether
+    the inventory's brokers of that cluster have an authorizer), and the variable names the
+    messages cite (flows_var, overrides_var, eos_var). ``options["broker_counts"]`` as for the
+    flow model. ``warnings``: the guide's operating rules the inventory shows broken.
     """
-    result = OrderedDict([("errors", []), ("names", None), ("worker_properties", None),
+    result = OrderedDict([("errors", []), ("warnings", []), ("names", None), ("worker_properties", None),
                           ("connectors", OrderedDict()), ("secret_files", OrderedDict()), ("flow", None)])
     model = mm2_model.load(clusters, flows, properties, options)
     if model.errors:
@@ -333,7 +396,10 @@ def plan(clusters, flows, properties, options, source, target, settings):
     for kind in overrides:
         if kind not in CONNECTOR_KINDS:
             result["errors"].append(unknown_key_message(overrides_var, kind, CONNECTOR_KINDS))
-    configs = connectors(model, source, target, heartbeat=effective["emit_heartbeats"], overrides=overrides)
+    authorizers = settings.get("authorizers") or {}
+    configs = connectors(model, source, target, heartbeat=effective["emit_heartbeats"], overrides=overrides,
+                         topic_acls=topic_acls_sync(authorizers, source, target))
+    result["warnings"] = guide_warnings(model, source, target, model.inventory_brokers, authorizers)
     worker_eos = worker.get("exactly.once.source.support") == "enabled"
     result["errors"].extend(check_connectors(configs, worker_eos, overrides_var,
                                              settings.get("eos_var", "connect_exactly_once")))

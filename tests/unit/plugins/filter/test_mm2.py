@@ -48,7 +48,7 @@ def errors_of(cfg):
 def test_filter_names():
     assert set(FILTERS) == {"mm2_properties", "mm2_validate", "mm2_warnings", "mm2_effective_flows",
                             "mm2_clients", "mm2_remote_topic", "mm2_escape", "mm2_inventory_broker_counts",
-                            "mm2_probe_targets"}
+                            "mm2_inventory_authorizers", "mm2_probe_targets"}
 
 
 def test_clients_carry_bootstrap_and_client_settings_with_jaas():
@@ -631,6 +631,39 @@ def test_inventory_broker_counts_follow_the_bootstrap_hosts():
                 {"alias": "C", "bootstrap_servers": "elsewhere:9092"}]
     counts = FILTERS["mm2_inventory_broker_counts"](clusters, hostvars, ["kafka-a1", "kafka-a2", "kafka-b1"])
     assert counts == {"A": 2}
+
+
+STANDARD = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+
+@pytest.mark.parametrize("b_values, expected_b", [
+    # the broker preflight ran: what it recorded of the rendered server.properties
+    ({"__kafka_broker_authorizer": STANDARD}, True),
+    ({"__kafka_broker_authorizer": "", "kafka_broker_authorizer_enabled": True}, False),
+    # not part of the run (--limit): the host's inventory values, combined as the role combines them
+    ({}, False),
+    ({"kafka_broker_authorizer_enabled": True}, True),
+    ({"kafka_broker_authorizer_enabled": "yes"}, True),
+    ({"kafka_broker_authorizer_enabled": True, "kafka_broker_properties": {"authorizer.class.name": ""}}, False),
+    ({"kafka_broker_default_properties": {"authorizer.class.name": "x.Authorizer"}}, True),
+    ({"kafka_broker_default_properties": {"authorizer.class.name": "x.Authorizer"},
+      "kafka_broker_properties": {"authorizer.class.name": " "}}, False),
+    # a host the inventory points at a cluster run elsewhere says nothing about it
+    ({"kafkaops_external_bootstrap_servers": "far:9092", "kafka_broker_authorizer_enabled": True}, None),
+], ids=["recorded", "recorded-none", "limited-default", "limited-enabled", "limited-yes", "limited-emptied",
+        "limited-defaults", "limited-defaults-emptied", "external"])
+def test_inventory_authorizers_follow_the_bootstrap_hosts(b_values, expected_b):
+    """A is found through the bootstrap servers its broker preflight derived, B by its host's
+    inventory name; C runs elsewhere and is left out."""
+    hostvars = {"kafka-a1": {"__kafka_broker_plan": {"brokers": ["kafka-a1"], "bootstrap_servers": "a1.dc:9092"},
+                             "__kafka_broker_authorizer": ""},
+                "kafka-b1": dict(b_values)}
+    clusters = [{"alias": "A", "bootstrap_servers": ["a1.dc:9092"]}, {"alias": "B", "bootstrap_servers": "kafka-b1:9092"},
+                {"alias": "C", "bootstrap_servers": "elsewhere:9092"}]
+    expected = {"A": False} if expected_b is None else {"A": False, "B": expected_b}
+    assert FILTERS["mm2_inventory_authorizers"](clusters, hostvars, ["kafka-a1", "kafka-b1"]) == expected
+    # the broker counts need the plan: B's host has none
+    assert FILTERS["mm2_inventory_broker_counts"](clusters, hostvars, ["kafka-a1", "kafka-b1"]) == {"A": 1}
 
 
 def test_probe_targets_name_the_cluster_and_its_protocol():

@@ -37,17 +37,23 @@ def _all(acls, cluster):
     return set((b["operation"], b["resource_type"], b["resource_name"], b["pattern_type"]) for b in acls[cluster])
 
 
-def _dr_plan(tasks_max=4, exactly_once=None, overrides=None):
-    """mm2_connect.plan for inventories/disaster_recovery, with the connect role's defaults."""
+def _dr_plan(tasks_max=None, exactly_once=None, overrides=None, authorizers=None, topics=None):
+    """mm2_connect.plan for inventories/disaster_recovery, with the connect role's defaults.
+
+    tasks_max, topics: the flow's instead of the example's; authorizers: which clusters the
+    inventory runs with an authorizer (none by default, as the example)."""
     inv = _load("inventories/disaster_recovery/group_vars/all.yml")
     defaults = {key: tuning.role_default(value) for key, value in _load("roles/connect/defaults/main.yml").items()}
-    flow_defaults = dict(defaults["connect_flow_default_properties"], **{"tasks.max": tasks_max})
+    flow_defaults = defaults["connect_flow_default_properties"]
     eos = inv["mirrormaker_exactly_once"] if exactly_once is None else exactly_once
     settings = {"rest": {"port": 8083, "advertised_host": "west-connect-1"}, "secrets_dir": "/etc/kafka-connect/secrets",
                 "worker_defaults": defaults["connect_worker_default_properties"],
-                "connector_properties": overrides or {}}
+                "connector_properties": overrides or {},
+                "authorizers": {"east": False, "west": False} if authorizers is None else authorizers}
     props = dict(defaults["connect_default_properties"], **(inv.get("mirrormaker_properties") or {}))
-    plan = mm2_connect.plan(inv["mirrormaker_clusters"], inv["mirrormaker_flows"], props,
+    flows = [dict(flow, **({"topics": topics} if topics else {}), **({"tasks_max": tasks_max} if tasks_max else {}))
+             for flow in inv["mirrormaker_flows"]]
+    plan = mm2_connect.plan(inv["mirrormaker_clusters"], flows, props,
                             {"exactly_once": eos, "internal_rest": True, "flow_defaults": flow_defaults},
                             "east", "west", settings)
     assert plan["errors"] == []
@@ -55,7 +61,7 @@ def _dr_plan(tasks_max=4, exactly_once=None, overrides=None):
 
 
 def _dr(**kwargs):
-    wildcard = kwargs.pop("allow_wildcard", ("topics", "groups"))
+    wildcard = kwargs.pop("allow_wildcard", ())
     result = mm2_acls.derive_connect([_dr_plan(**kwargs)], MM2, wildcard)
     assert result["errors"] == []
     return result["acls"]
@@ -139,45 +145,66 @@ def test_a_policy_whose_remote_names_cannot_be_predicted_is_refused():
 # ------------------------------------------------------- the guide's lists
 
 
-GUIDE_SOURCE = {
-    ("READ", "TOPIC", "*", "LITERAL"), ("DESCRIBE", "TOPIC", "*", "LITERAL"),
-    ("DESCRIBE_CONFIGS", "TOPIC", "*", "LITERAL"),
-    ("DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"),
-    ("DESCRIBE", "GROUP", "*", "LITERAL"),
-}
-GUIDE_TARGET = {
-    ("CREATE", "TOPIC", "*", "LITERAL"), ("DESCRIBE", "TOPIC", "*", "LITERAL"), ("WRITE", "TOPIC", "*", "LITERAL"),
-    ("ALTER", "TOPIC", "*", "LITERAL"), ("ALTER_CONFIGS", "TOPIC", "*", "LITERAL"),
-    ("DESCRIBE", "GROUP", "*", "LITERAL"), ("READ", "GROUP", "*", "LITERAL"),
-    ("CREATE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
-    ("DESCRIBE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
-    ("WRITE", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
-    ("READ", "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL"),
-    ("CREATE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
-    ("DESCRIBE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
-    ("WRITE", "TOPIC", "east.checkpoints.internal", "LITERAL"),
-    ("DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"), ("ALTER", "CLUSTER", "kafka-cluster", "LITERAL"),
-}
+# The guide's section 5.7 lists for the example's topics (orders, payments, shipments-.*) and groups
+# (billing, fulfilment-.*); identity replication keeps the topic names on the target.
+TOPICS = [("orders", "LITERAL"), ("payments", "LITERAL"), ("shipments-", "PREFIXED")]
+GROUPS = [("billing", "LITERAL"), ("fulfilment-", "PREFIXED")]
+CLUSTER = ("CLUSTER", "kafka-cluster", "LITERAL")
+GUIDE_SOURCE = set((op, "TOPIC", name, ptype) for name, ptype in TOPICS for op in ("READ", "DESCRIBE", "DESCRIBE_CONFIGS"))
+GUIDE_SOURCE |= set(("DESCRIBE", "GROUP", name, ptype) for name, ptype in GROUPS) | {("DESCRIBE",) + CLUSTER}
+GUIDE_TARGET = set((op, "TOPIC", name, ptype) for name, ptype in TOPICS
+                   for op in ("CREATE", "DESCRIBE", "WRITE", "ALTER", "ALTER_CONFIGS", "READ"))
+GUIDE_TARGET |= set((op, "GROUP", name, ptype) for name, ptype in GROUPS for op in ("DESCRIBE", "READ"))
+GUIDE_TARGET |= set((op, "TOPIC", "mm2-offset-syncs.east.internal", "LITERAL") for op in ("CREATE", "DESCRIBE", "WRITE", "READ"))
+GUIDE_TARGET |= set((op, "TOPIC", "east.checkpoints.internal", "LITERAL") for op in ("CREATE", "DESCRIBE", "WRITE"))
+GUIDE_TARGET |= {("DESCRIBE",) + CLUSTER, ("ALTER",) + CLUSTER}
+# What only the ACL sync needs (and the DESCRIBE the guide lists beside ALTER on the target).
+SYNC_SOURCE = {("DESCRIBE",) + CLUSTER}
+SYNC_TARGET = {("DESCRIBE",) + CLUSTER, ("ALTER",) + CLUSTER}
 
 
-def test_dr_example_gives_exactly_the_guides_source_list():
-    # offset-syncs on the target: MirrorMaker 2 only reads the source
-    assert _all(_dr(), "east") == GUIDE_SOURCE
-
-
-def test_dr_example_gives_the_guides_target_list_plus_what_kafka_itself_needs():
+def _target_extra(tasks=8):
+    """What the derivation grants on the target beyond the guide's list (docs/acls.md)."""
     group = "connect-mirrormaker-east-to-west"
     internal = ["__%s-%s" % (group, kind) for kind in ("offsets", "configs", "status")]
-    extra = {("READ", "TOPIC", "*", "LITERAL"),                      # OffsetCommit of the synced groups
-             ("READ", "TOPIC", "east.checkpoints.internal", "LITERAL"),  # CheckpointStore on start
+    extra = {("READ", "TOPIC", "east.checkpoints.internal", "LITERAL"),  # CheckpointStore on start
              ("READ", "GROUP", group, "LITERAL")}
     extra |= set((op, "TOPIC", t, "LITERAL") for t in internal for op in ("CREATE", "READ", "WRITE", "DESCRIBE"))
     extra |= set((op, "TRANSACTIONAL_ID", "connect-cluster-" + group, "LITERAL") for op in ("WRITE", "DESCRIBE"))
     for connector in ("MirrorSourceConnector", "MirrorCheckpointConnector"):
-        for task in range(4):
+        for task in range(tasks):
             name = "%s-east-to-west-%s-%d" % (group, connector, task)
             extra |= set((op, "TRANSACTIONAL_ID", name, "LITERAL") for op in ("WRITE", "DESCRIBE"))
-    assert _all(_dr(), "west") == GUIDE_TARGET | extra
+    return extra
+
+
+# authorizers (what the inventory shows), the connector properties given, the sync value expected
+SYNC_CASES = [
+    ({"east": True, "west": True}, {}, "true"),
+    ({"east": False, "west": False}, {}, "false"),
+    ({"east": True, "west": False}, {}, "false"),
+    ({}, {}, "true"),  # clusters run elsewhere: MirrorMaker 2's default
+    ({"east": False, "west": False}, {"MirrorSourceConnector": {"sync.topic.acls.enabled": True}}, "true"),
+    ({"east": True, "west": True}, {"MirrorSourceConnector": {"sync.topic.acls.enabled": False}}, "false"),
+]
+
+
+@pytest.mark.parametrize("authorizers, overrides, sync", SYNC_CASES,
+                         ids=["authorizers", "none", "one-side", "elsewhere", "user-on", "user-off"])
+def test_dr_example_gives_the_guides_lists_with_the_acl_sync_and_drops_only_its_bindings_without(
+        authorizers, overrides, sync):
+    """With sync.topic.acls.enabled (the clusters use an authorizer, the case the guide's lists are
+    for) the source gets exactly the guide's list (offset syncs on the target) and the target the
+    guide's list plus what Kafka itself needs; without it, the same less the cluster bindings only
+    the ACL sync needs. A setting in the connector properties wins over the inventory."""
+    plan = _dr_plan(authorizers=authorizers, overrides=overrides)
+    assert plan["connectors"]["east-to-west-MirrorSourceConnector"]["sync.topic.acls.enabled"] == sync
+    acls = _dr(authorizers=authorizers, overrides=overrides)
+    on = sync == "true"
+    assert _all(acls, "east") == (GUIDE_SOURCE if on else GUIDE_SOURCE - SYNC_SOURCE)
+    assert _all(acls, "west") == (GUIDE_TARGET if on else GUIDE_TARGET - SYNC_TARGET) | _target_extra()
+    classes = set(c for cluster in acls.values() for b in cluster if b["resource_type"] == "CLUSTER" for c in b["classes"])
+    assert classes == ({"source-acls", "target-acls", "guide"} if on else set())
 
 
 def test_dr_without_exactly_once_has_no_transactional_ids():
@@ -309,14 +336,14 @@ def test_filters_take_what_the_roles_hold():
     lines = filters["mm2_acls_table"](result["acls"])
     assert lines[0].split() == ["CLUSTER", "PRINCIPAL", "RESOURCE", "OPERATIONS", "CLASSES"]
     assert [line for line in lines if "TOPIC:LITERAL:A.orders" in line and "target-write,target-configs" in line]
-    connect = filters["mm2_acls"]([], MM2, ["topics", "groups"], plans=[_dr_plan()])
+    connect = filters["mm2_acls"]([], MM2, [], plans=[_dr_plan()])
     assert connect["bootstrap_servers"]["east"].startswith("east-kafka-1")
-    both = filters["mm2_acls"]([props], MM2, ["topics", "groups"], plans=[_dr_plan()])
+    both = filters["mm2_acls"]([props], MM2, [], plans=[_dr_plan()])
     assert set(both["acls"]) == {"A", "B", "east", "west"}
 
 
 def test_a_connect_flow_fault_names_connect_flows():
-    plan = _dr_plan()
+    plan = _dr_plan(topics=[".*"])
     result = mm2_acls.derive_connect([plan], MM2, ())
     assert result["errors"] and all(e.startswith("connect_flows:") for e in result["errors"])
 

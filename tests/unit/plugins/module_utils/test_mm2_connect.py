@@ -36,9 +36,10 @@ def settings(**extra):
     return base
 
 
-def plan(flows=None, eos=True, properties=None, **extra):
+def plan(flows=None, eos=True, properties=None, broker_counts=None, **extra):
     return mm2_connect.plan(CLUSTERS, flows or FLOWS, properties or {"listeners": "http://x:1", "refresh.topics.interval.seconds": 30},
-                            {"exactly_once": eos, "flow_defaults": {"tasks.max": 4}}, "A", "B", settings(**extra))
+                            {"exactly_once": eos, "flow_defaults": {"tasks.max": 4}, "broker_counts": broker_counts or {}},
+                            "A", "B", settings(**extra))
 
 
 def test_naming_rules_have_one_home():
@@ -73,6 +74,69 @@ def test_source_and_checkpoint_connectors_from_the_flow_model():
     # load its checkpoint store while any transaction on the checkpoints topic is open.
     assert not {"exactly.once.support", "transaction.boundary", "consumer.isolation.level"} & set(chk)
     assert list(src) == sorted(src)
+
+
+@pytest.mark.parametrize("authorizers, sync", [
+    ({"A": True, "B": True}, "true"),
+    ({"A": False, "B": False}, "false"),
+    ({"A": True, "B": False}, "false"),
+    ({"A": False}, "false"),
+    ({"B": True}, "true"),
+    ({}, "true"),
+    ({"A": False, "B": False, "C": True}, "false"),
+    ({"A": True, "B": True, "C": False}, "true"),  # another flow's cluster does not count
+])
+def test_topic_acl_sync_follows_the_clusters_authorizers(authorizers, sync):
+    assert mm2_connect.topic_acls_sync(authorizers, "A", "B") == sync
+    connectors = plan(authorizers=authorizers)["connectors"]
+    assert connectors["A-to-B-MirrorSourceConnector"]["sync.topic.acls.enabled"] == sync
+    # the source connector's key only, as in the guide's example
+    assert "sync.topic.acls.enabled" not in connectors["A-to-B-MirrorCheckpointConnector"]
+
+
+@pytest.mark.parametrize("where, value, sync", [
+    ("properties", False, "false"), ("properties", True, "true"),
+    ("flow", False, "false"),
+    ("connector", True, "true"), ("connector", False, "false"),
+])
+def test_a_sync_topic_acls_setting_given_wins_over_the_inventory(where, value, sync):
+    authorizers = {"A": sync == "false", "B": sync == "false"}  # the inventory says the opposite
+    properties = {"sync.topic.acls.enabled": value} if where == "properties" else None
+    flows = [dict(FLOWS[0], properties={"sync.topic.acls.enabled": value})] if where == "flow" else None
+    overrides = {"MirrorSourceConnector": {"sync.topic.acls.enabled": value}} if where == "connector" else {}
+    result = plan(flows, properties=properties, authorizers=authorizers, connector_properties=overrides)
+    assert result["errors"] == []
+    assert result["connectors"]["A-to-B-MirrorSourceConnector"]["sync.topic.acls.enabled"] == sync
+
+
+REVERSE = {"source": "B", "target": "A", "topics": ["x"], "groups": ["y"]}
+
+
+@pytest.mark.parametrize("flows, broker_counts, authorizers, expected", [
+    (None, {"A": 3, "B": 3}, {"A": True, "B": True}, []),
+    (None, {}, {}, []),
+    (None, {"A": 3, "B": 4}, {}, []),
+    (None, {"A": 3, "B": 1}, {},
+     ["kafka_brokers: the disaster-recovery cluster B has 1 broker(s), its primary A has 3; "
+      "the guide: \"both clusters should have similar resources\""]),
+    (None, {"B": 1}, {}, []),  # A runs elsewhere: nothing to compare
+    (None, {}, {"A": True, "B": False},
+     ["kafka_broker_authorizer_enabled: cluster A runs an authorizer and cluster B none; the guide: \"Both clusters "
+      "should also have similar configurations\""]),
+    (None, {}, {"A": False, "B": True}, ["kafka_broker_authorizer_enabled: cluster A runs no authorizer and cluster B one"]),
+    (None, {}, {"A": True}, []),
+    ([dict(FLOWS[0], replication_policy="default"), REVERSE], {}, {},
+     ["mirrormaker_flows[1].enabled: flow B->A is enabled while B is the disaster-recovery cluster of A->B; the guide's "
+      "disaster-recovery cluster is a hot standby: \"Clients must only be connected to the primary cluster"]),
+    ([FLOWS[0], dict(REVERSE, enabled=False)], {}, {}, []),
+], ids=["alike", "unknown", "bigger-standby", "smaller-standby", "one-known", "authorizer-primary-only",
+        "authorizer-standby-only", "one-authorizer-known", "reverse-flow", "reverse-flow-disabled"])
+def test_the_guides_operating_rules_the_inventory_shows_broken_are_warned(flows, broker_counts, authorizers, expected):
+    result = plan(flows, broker_counts=broker_counts, authorizers=authorizers)
+    assert result["errors"] == []
+    assert len(result["warnings"]) == len(expected)
+    for warning, start in zip(result["warnings"], expected):
+        assert warning.startswith(start), warning
 
 
 def test_heartbeat_connector_when_the_flow_emits_heartbeats():
