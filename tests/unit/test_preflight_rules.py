@@ -342,3 +342,14 @@ def test_connect_plan_never_prints_a_client_secret(tmp_path):
     assert result.returncode != 0
     assert any(m.startswith("connect_source/connect_target: A->C is not a flow") for m in failures(report))
     assert "pw-s3cret" not in result.stdout + result.stderr
+
+
+# Every role that includes kafka_common is named, so the message says what to apply instead.
+@pytest.mark.parametrize("parent", ["kafka_broker", "mirrormaker", "connect"])
+def test_kafka_common_alone_names_the_roles_that_include_it(tmp_path, parent):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_common", {}))
+    assert result.returncode != 0
+    messages = failures(report)
+    assert len(messages) == 1 and messages[0].startswith("kafka_common is internal: apply "), messages
+    assert "kafkaops.mirrormaker.%s," % parent in messages[0] or "kafkaops.mirrormaker.%s " % parent in messages[0]
+
