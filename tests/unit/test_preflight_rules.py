@@ -353,3 +353,32 @@ def test_kafka_common_alone_names_the_roles_that_include_it(tmp_path, parent):
     assert len(messages) == 1 and messages[0].startswith("kafka_common is internal: apply "), messages
     assert "kafkaops.mirrormaker.%s," % parent in messages[0] or "kafkaops.mirrormaker.%s " % parent in messages[0]
 
+
+def smoke_case(tmp_path, variables):
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    (jars / "spark-sql-kafka-0-10_2.13-4.0.0.jar").write_bytes(b"")
+    base = {"mm2_smoke_clusters": MM2_BASE["mirrormaker_clusters"], "mm2_smoke_flows": MM2_BASE["mirrormaker_flows"],
+            "mm2_smoke_jars_src": str(jars)}
+    result, report = run_playbook(tmp_path, preflight_play("mm2_smoke", dict(base, **variables)))
+    return result, failures(report)
+
+
+# mm2_smoke_host picks the host in playbooks/smoke.yml; the role does not read it, nor refuse it.
+def test_smoke_preflight_passes_every_variable_of_its_spec(tmp_path):
+    result, messages = smoke_case(tmp_path, {"mm2_smoke_host": "edge-1", "mm2_smoke_spark_env": {"A": "b"}})
+    assert result.returncode == 0, messages
+
+
+@pytest.mark.parametrize("variables, expected", [
+    ({"mm2_smoke_record": 10}, "mm2_smoke_record: unknown variable of this role; did you mean 'mm2_smoke_records'?"),
+    ({"mm2_smoke_records": "many"}, "mm2_smoke_records: 'many' is not a int"),
+    ({"mm2_smoke_spark_env": ["HADOOP_CONF_DIR=/etc/hadoop/conf"]},
+     "mm2_smoke_spark_env: ['HADOOP_CONF_DIR=/etc/hadoop/conf'] is not a dict"),
+    # The plan's own rules still answer for what the spec lets through.
+    ({"mm2_smoke_records": 0}, "mm2_smoke_records: "),
+], ids=["misspelt", "not-an-int", "env-not-a-dict", "plan-rule"])
+def test_smoke_preflight_refuses(tmp_path, variables, expected):
+    result, messages = smoke_case(tmp_path, variables)
+    assert result.returncode != 0
+    assert len(messages) == 1 and messages[0].startswith(expected), messages
