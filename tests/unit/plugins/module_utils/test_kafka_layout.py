@@ -62,8 +62,34 @@ def test_split_roles_controllers_listen_only_on_the_controller_port():
         ([me("a1", node_id=1), me("a2", node_id=1)], "a2", "kafka_broker_node_id: a1 and a2"),
         ([me("a1", roles=["broker"])], "a1", "has no host with the controller role"),
         ([me("a1", roles=["zookeeper"])], "a1", "kafka_broker_process_roles: ['zookeeper']"),
+        ([me("a1", roles=[]), me("a2")], "a1", "kafka_broker_process_roles: [] must be a non-empty list"),
+        ([me("a1", quorum=["a1", "a2"]), me("a2", roles=["broker"], quorum=["a1", "a2"])], "a1",
+         "kafka_broker_controller_quorum_hosts: 'a2' does not have the controller process role"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "PLAINTEXT", "port": 9094, "protocol": "SSL"}])], "a1",
+         "kafka_broker_listeners[1].name: 'PLAINTEXT' is already used by kafka_broker_listeners[0]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "CONTROLLER", "port": 9094, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_controller_listener.name: 'CONTROLLER' is already used by kafka_broker_listeners[1]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 0, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: 0 is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 65536, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: 65536 is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": "9092", "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: '9092' is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": True, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: True is not a TCP port"),
+        ([me("a1", controller_listener={"name": "CONTROLLER", "port": -1, "protocol": "PLAINTEXT"})], "a1",
+         "kafka_broker_controller_listener.port: -1 is not a TCP port"),
     ],
+    ids=["controller-port-collides", "listener-port-collides", "bad-protocol", "lower-case-name",
+         "inter-broker-not-served", "quorum-ghost", "quorum-other-cluster", "node-id-twice", "no-controller",
+         "unknown-role", "no-roles", "quorum-host-not-controller", "listener-name-twice",
+         "controller-name-is-a-listeners", "port-zero", "port-too-high", "port-a-string", "port-a-bool",
+         "controller-port-negative"],
 )
 def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
     errors = layout.plan(hosts, host)["errors"]
-    assert any(fragment in e for e in errors), errors
+    # One message per fault: the fault is named once, whatever else the layout gets wrong.
+    assert len([e for e in errors if fragment in e]) == 1, errors
+
