@@ -143,6 +143,30 @@ def test_broker_preflight_refuses_hostile_values(tmp_path):
     assert "hunter2" not in result.stdout
 
 
+# Refused with the other input, before the configure step creates the broker's directories.
+@pytest.mark.parametrize("cluster_id", ["short", "MkU3OEVBNTcwNTJENDM2Qg=="])
+def test_broker_preflight_refuses_a_malformed_cluster_id(tmp_path, cluster_id):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
+        "kafka_broker_advertised_host": "k1", "kafka_broker_cluster_id": cluster_id}))
+    assert result.returncode != 0
+    assert failures(report) == ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % cluster_id]
+
+
+# Each host of the cluster is told, in its preflight, before any of them changes.
+def test_broker_preflight_refuses_hosts_of_one_cluster_that_give_different_ids(tmp_path):
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    ids = {"k1": "MkU3OEVBNTcwNTJENDM2Qg", "k2": "AAAAAAAAAAAAAAAAAAAAAA"}
+    inventory = {"all": {"vars": local, "hosts": {
+        host: {"kafka_broker_advertised_host": host, "kafka_broker_cluster_id": cid} for host, cid in ids.items()}}}
+    plays = [{"hosts": "all", "gather_facts": False,
+              "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.kafka_broker",
+                                                          "tasks_from": "preflight"}}]}]
+    result, report = run_playbook(tmp_path, plays, inventory)
+    assert result.returncode != 0
+    assert failures(report) == ["kafka_broker_cluster_id: hosts of cluster 'kafka' give different ids: "
+                                "AAAAAAAAAAAAAAAAAAAAAA (k2); MkU3OEVBNTcwNTJENDM2Qg (k1)"] * 2
+
+
 def test_broker_preflight_refuses_a_secret_in_jvm_options(tmp_path):
     result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
         "kafka_broker_advertised_host": "k1", "kafka_broker_opts": "-Dssl.keystore.password=hunter2"}))

@@ -81,15 +81,38 @@ def test_split_roles_controllers_listen_only_on_the_controller_port():
          "kafka_broker_listeners[0].port: True is not a TCP port"),
         ([me("a1", controller_listener={"name": "CONTROLLER", "port": -1, "protocol": "PLAINTEXT"})], "a1",
          "kafka_broker_controller_listener.port: -1 is not a TCP port"),
+        ([me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2"), me("a3", cluster_id="AAAAAAAAAAAAAAAAAAAAAA")],
+         "a2", "kafka_broker_cluster_id: hosts of cluster 'A' give different ids: AAAAAAAAAAAAAAAAAAAAAA (a3); "
+               "MkU3OEVBNTcwNTJENDM2Qg (a1)"),
     ],
     ids=["controller-port-collides", "listener-port-collides", "bad-protocol", "lower-case-name",
          "inter-broker-not-served", "quorum-ghost", "quorum-other-cluster", "node-id-twice", "no-controller",
          "unknown-role", "no-roles", "quorum-host-not-controller", "listener-name-twice",
          "controller-name-is-a-listeners", "port-zero", "port-too-high", "port-a-string", "port-a-bool",
-         "controller-port-negative"],
+         "controller-port-negative", "cluster-ids-differ"],
 )
 def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
     errors = layout.plan(hosts, host)["errors"]
     # One message per fault: the fault is named once, whatever else the layout gets wrong.
     assert len([e for e in errors if fragment in e]) == 1, errors
 
+
+# One given id, on any number of hosts, is the cluster's; another cluster may give another.
+@pytest.mark.parametrize("hosts", [
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2")],
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2", cluster_id="MkU3OEVBNTcwNTJENDM2Qg")],
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("b1", cluster="B", cluster_id="AAAAAAAAAAAAAAAAAAAAAA")],
+], ids=["given-on-one-host", "same-on-every-host", "another-cluster"])
+def test_plan_accepts_one_given_cluster_id_per_cluster(hosts):
+    for member in hosts:
+        assert layout.plan(hosts, member["host"])["errors"] == []
+
+
+@pytest.mark.parametrize("value, refused", [
+    ("", False), ("MkU3OEVBNTcwNTJENDM2Qg", False), ("a-b_AAAAAAAAAAAAAAAAAA", False),
+    ("short", True), ("MkU3OEVBNTcwNTJENDM2Qg==", True), ("MkU3OEVBNTcwNTJENDM2Q+", True),
+    ("MkU3OEVBNTcwNTJENDM2Qg\n", True),
+])
+def test_cluster_id_form(value, refused):
+    expected = ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % value] if refused else []
+    assert layout.cluster_id_errors(value) == expected
