@@ -5,19 +5,18 @@
 from __future__ import annotations
 
 import base64
-import re
 import uuid
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import checksum
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos as kafka_kerberos
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import layout as kafka_layout
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
 
-# Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding.
-CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
+CLUSTER_ID = kafka_layout.CLUSTER_ID
 
 
 def kafka_sha512(text):

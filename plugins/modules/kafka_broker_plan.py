@@ -13,8 +13,9 @@ description:
     and sets it as a fact. The node ids, the controller quorum voters, the listeners and advertised
     listeners, the security protocol map, the bootstrap servers and the ports the host claims.
   - Refuses, one message per fault naming the variable, listeners that are not valid or collide, an
-    inter-broker listener that is not served, node ids given twice or mixed with derived ones, and
-    quorum hosts that are not controllers of the cluster.
+    inter-broker listener that is not served, node ids given twice or mixed with derived ones,
+    quorum hosts that are not controllers of the cluster, and hosts of one cluster that give different
+    cluster ids (C(kafka_broker_cluster_id)).
   - Runs on the controller only.
 version_added: 0.1.0
 author:
@@ -23,7 +24,8 @@ options:
   members:
     description:
       - One description per broker host of the play, C(host), C(cluster), C(node_id), C(roles), C(listeners),
-        C(controller_listener), C(inter_broker_listener), C(advertised_host), C(bind_host), C(quorum_hosts).
+        C(controller_listener), C(inter_broker_listener), C(advertised_host), C(bind_host), C(quorum_hosts), and
+        optionally C(cluster_id), the host's C(kafka_broker_cluster_id).
     type: list
     elements: dict
     required: true

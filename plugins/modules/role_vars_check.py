@@ -18,7 +18,8 @@ description:
     files on the controller, login settings), for the C(main) entry point of connect, kafka_broker,
     kafka_common, mirrormaker and pulse. The rules live in C(plugins/module_utils), one file per role
     (C(mm2/connect_rules.py), C(kafka/broker_rules.py), C(kafka/install_rules.py),
-    C(mm2/mirrormaker_rules.py), C(pulse/rules.py)), on the shared C(common/rules.py).
+    C(mm2/mirrormaker_rules.py), C(pulse/rules.py)), on the shared C(common/rules.py). For mm2_smoke only the
+    spec is checked here; its rules run in the M(kafkaops.mirrormaker.mm2_smoke_plan) action.
   - Runs on the controller only.
 version_added: 0.1.0
 author:

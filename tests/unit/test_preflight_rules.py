@@ -143,6 +143,30 @@ def test_broker_preflight_refuses_hostile_values(tmp_path):
     assert "hunter2" not in result.stdout
 
 
+# Refused with the other input, before the configure step creates the broker's directories.
+@pytest.mark.parametrize("cluster_id", ["short", "MkU3OEVBNTcwNTJENDM2Qg=="])
+def test_broker_preflight_refuses_a_malformed_cluster_id(tmp_path, cluster_id):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
+        "kafka_broker_advertised_host": "k1", "kafka_broker_cluster_id": cluster_id}))
+    assert result.returncode != 0
+    assert failures(report) == ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % cluster_id]
+
+
+# Each host of the cluster is told, in its preflight, before any of them changes.
+def test_broker_preflight_refuses_hosts_of_one_cluster_that_give_different_ids(tmp_path):
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    ids = {"k1": "MkU3OEVBNTcwNTJENDM2Qg", "k2": "AAAAAAAAAAAAAAAAAAAAAA"}
+    inventory = {"all": {"vars": local, "hosts": {
+        host: {"kafka_broker_advertised_host": host, "kafka_broker_cluster_id": cid} for host, cid in ids.items()}}}
+    plays = [{"hosts": "all", "gather_facts": False,
+              "tasks": [{"ansible.builtin.include_role": {"name": "kafkaops.mirrormaker.kafka_broker",
+                                                          "tasks_from": "preflight"}}]}]
+    result, report = run_playbook(tmp_path, plays, inventory)
+    assert result.returncode != 0
+    assert failures(report) == ["kafka_broker_cluster_id: hosts of cluster 'kafka' give different ids: "
+                                "AAAAAAAAAAAAAAAAAAAAAA (k2); MkU3OEVBNTcwNTJENDM2Qg (k1)"] * 2
+
+
 def test_broker_preflight_refuses_a_secret_in_jvm_options(tmp_path):
     result, report = run_playbook(tmp_path, preflight_play("kafka_broker", {
         "kafka_broker_advertised_host": "k1", "kafka_broker_opts": "-Dssl.keystore.password=hunter2"}))
@@ -371,3 +395,43 @@ def test_the_preflight_play_warns_about_the_guides_operating_rules_and_follows_t
         "kafka_brokers: the disaster-recovery cluster B has 1 broker(s), its primary A has 2",
         "kafka_broker_authorizer_enabled: cluster A runs an authorizer and cluster B none"], warnings
     assert report["plays"][-1]["tasks"][-1]["hosts"]["c-1"]["msg"] == "false"
+
+
+# Every role that includes kafka_common is named, so the message says what to apply instead.
+@pytest.mark.parametrize("parent", ["kafka_broker", "mirrormaker", "connect"])
+def test_kafka_common_alone_names_the_roles_that_include_it(tmp_path, parent):
+    result, report = run_playbook(tmp_path, preflight_play("kafka_common", {}))
+    assert result.returncode != 0
+    messages = failures(report)
+    assert len(messages) == 1 and messages[0].startswith("kafka_common is internal: apply "), messages
+    assert "kafkaops.mirrormaker.%s," % parent in messages[0] or "kafkaops.mirrormaker.%s " % parent in messages[0]
+
+
+def smoke_case(tmp_path, variables):
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    (jars / "spark-sql-kafka-0-10_2.13-4.0.0.jar").write_bytes(b"")
+    base = {"mm2_smoke_clusters": MM2_BASE["mirrormaker_clusters"], "mm2_smoke_flows": MM2_BASE["mirrormaker_flows"],
+            "mm2_smoke_jars_src": str(jars)}
+    result, report = run_playbook(tmp_path, preflight_play("mm2_smoke", dict(base, **variables)))
+    return result, failures(report)
+
+
+# mm2_smoke_host picks the host in playbooks/smoke.yml; the role does not read it, nor refuse it.
+def test_smoke_preflight_passes_every_variable_of_its_spec(tmp_path):
+    result, messages = smoke_case(tmp_path, {"mm2_smoke_host": "edge-1", "mm2_smoke_spark_env": {"A": "b"}})
+    assert result.returncode == 0, messages
+
+
+@pytest.mark.parametrize("variables, expected", [
+    ({"mm2_smoke_record": 10}, "mm2_smoke_record: unknown variable of this role; did you mean 'mm2_smoke_records'?"),
+    ({"mm2_smoke_records": "many"}, "mm2_smoke_records: 'many' is not a int"),
+    ({"mm2_smoke_spark_env": ["HADOOP_CONF_DIR=/etc/hadoop/conf"]},
+     "mm2_smoke_spark_env: ['HADOOP_CONF_DIR=/etc/hadoop/conf'] is not a dict"),
+    # The plan's own rules still answer for what the spec lets through.
+    ({"mm2_smoke_records": 0}, "mm2_smoke_records: "),
+], ids=["misspelt", "not-an-int", "env-not-a-dict", "plan-rule"])
+def test_smoke_preflight_refuses(tmp_path, variables, expected):
+    result, messages = smoke_case(tmp_path, variables)
+    assert result.returncode != 0
+    assert len(messages) == 1 and messages[0].startswith(expected), messages

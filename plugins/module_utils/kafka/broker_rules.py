@@ -18,7 +18,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import settings, text
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos, scram, tls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import kerberos, layout, scram, tls
 
 UNIT_SECRET_HOME = ("put client or listener secrets in kafka_broker_properties (server.properties, 0640 root:kafka, "
                     "masked in output) and login secrets in kafka_broker_jaas_config (0640 root:kafka, never logged)")
@@ -76,6 +76,7 @@ def _security_faults(v, context):
 def faults(v, context=None):
     """Every refusal of the broker's own settings, in a stable order."""
     found = rules.name("kafka_broker_cluster_name", v["kafka_broker_cluster_name"], "a cluster name")
+    found += layout.cluster_id_errors(text(v["kafka_broker_cluster_id"]))
     log_dirs = v["kafka_broker_log_dirs"] or []
     if not log_dirs:
         found.append("kafka_broker_log_dirs: must list at least one directory")

@@ -12,6 +12,29 @@ import re
 
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _LISTENER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+# Kafka's Uuid.toString(): url-safe base64 of 16 bytes without padding. \Z, not $: $ lets a
+# trailing newline through.
+CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}\Z")
+
+
+def cluster_id_errors(value):
+    """The refusal of a kafka_broker_cluster_id that is given but not of the form Kafka's ids have."""
+    if value and not CLUSTER_ID.match(str(value)):
+        return ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % (value,)]
+    return []
+
+
+def _given_cluster_id_errors(members, cluster):
+    # Known from the inventory alone; an id that differs from a host's meta.properties is known only
+    # once the hosts are read, and is refused then (the kafka_cluster_ids filter).
+    given = {}
+    for member in members:
+        if member.get("cluster_id"):
+            given.setdefault(str(member["cluster_id"]), []).append(member["host"])
+    if len(given) < 2:
+        return []
+    return ["kafka_broker_cluster_id: hosts of cluster %r give different ids: %s"
+            % (cluster, "; ".join("%s (%s)" % (cid, ", ".join(hosts)) for cid, hosts in sorted(given.items())))]
 
 
 def _listener_errors(me, errors):
@@ -45,7 +68,8 @@ def plan(selves, host):
     """Derive the KRaft layout of `host`'s cluster and everything wrong with it.
 
     `selves` holds one dict per host of the play: {host, cluster, node_id, roles, listeners,
-    controller_listener, inter_broker_listener, advertised_host, bind_host, quorum_hosts}. Returns
+    controller_listener, inter_broker_listener, advertised_host, bind_host, quorum_hosts, and
+    optionally cluster_id (the given kafka_broker_cluster_id)}. Returns
     {cluster, node_id, members, brokers, voters, bootstrap_servers, listeners,
     advertised_listeners, protocol_map, errors}; every error names the variable at fault.
     """
@@ -57,6 +81,7 @@ def plan(selves, host):
     if not roles or not set(roles) <= {"broker", "controller"}:
         errors.append("kafka_broker_process_roles: %r must be a non-empty list of broker, controller" % (roles,))
     _listener_errors(me, errors)
+    errors.extend(_given_cluster_id_errors(members, me["cluster"]))
 
     node_ids = {}
     for position, member in enumerate(members, start=1):

@@ -12,8 +12,9 @@ import re
 from collections import OrderedDict
 
 # Per flow, because MM2 ignores top-level producer.* and consumer.* keys. Chosen with
-# bench/mm2_throughput (200k records of 1 KB, 4 partitions): 0.51-0.80x a client copy where MM2's
-# own defaults reached 0.29-0.34x. producer.override.* needs the worker's default
+# bench/mm2_throughput (200k records of 1 KB, 4 partitions); what they reached against a client
+# copy and against MM2's own defaults, over the recorded runs, is in docs/mirrormaker.md ("Defaults
+# that perform") and bench/README.md. producer.override.* needs the worker's default
 # connector.client.config.override.policy=All.
 FLOW_TUNING = OrderedDict([
     ("tasks.max", 4),

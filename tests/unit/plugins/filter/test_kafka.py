@@ -47,6 +47,7 @@ def test_existing_storage_keeps_its_id():
     [
         ([claim("a1", "A", given="MkU3OEVBNTcwNTJENDM2Qg"), claim("a2", "A", given="AAAAAAAAAAAAAAAAAAAAAA")], "different ids"),
         ([claim("a1", "A", given="short")], "22-character"),
+        ([claim("a1", "A", given="MkU3OEVBNTcwNTJENDM2Qg\n")], "22-character"),
         ([claim("a1", "A", existing="MkU3OEVBNTcwNTJENDM2Qg"), claim("a2", "A", existing="AAAAAAAAAAAAAAAAAAAAAA")], "a1=MkU3"),
         ([claim("a1", "A", given="AAAAAAAAAAAAAAAAAAAAAA", existing="MkU3OEVBNTcwNTJENDM2Qg")], "formatted with"),
     ],

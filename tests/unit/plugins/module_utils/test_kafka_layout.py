@@ -62,8 +62,57 @@ def test_split_roles_controllers_listen_only_on_the_controller_port():
         ([me("a1", node_id=1), me("a2", node_id=1)], "a2", "kafka_broker_node_id: a1 and a2"),
         ([me("a1", roles=["broker"])], "a1", "has no host with the controller role"),
         ([me("a1", roles=["zookeeper"])], "a1", "kafka_broker_process_roles: ['zookeeper']"),
+        ([me("a1", roles=[]), me("a2")], "a1", "kafka_broker_process_roles: [] must be a non-empty list"),
+        ([me("a1", quorum=["a1", "a2"]), me("a2", roles=["broker"], quorum=["a1", "a2"])], "a1",
+         "kafka_broker_controller_quorum_hosts: 'a2' does not have the controller process role"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "PLAINTEXT", "port": 9094, "protocol": "SSL"}])], "a1",
+         "kafka_broker_listeners[1].name: 'PLAINTEXT' is already used by kafka_broker_listeners[0]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 9092, "protocol": "PLAINTEXT"},
+                              {"name": "CONTROLLER", "port": 9094, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_controller_listener.name: 'CONTROLLER' is already used by kafka_broker_listeners[1]"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 0, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: 0 is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": 65536, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: 65536 is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": "9092", "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: '9092' is not a TCP port"),
+        ([me("a1", listeners=[{"name": "PLAINTEXT", "port": True, "protocol": "PLAINTEXT"}])], "a1",
+         "kafka_broker_listeners[0].port: True is not a TCP port"),
+        ([me("a1", controller_listener={"name": "CONTROLLER", "port": -1, "protocol": "PLAINTEXT"})], "a1",
+         "kafka_broker_controller_listener.port: -1 is not a TCP port"),
+        ([me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2"), me("a3", cluster_id="AAAAAAAAAAAAAAAAAAAAAA")],
+         "a2", "kafka_broker_cluster_id: hosts of cluster 'A' give different ids: AAAAAAAAAAAAAAAAAAAAAA (a3); "
+               "MkU3OEVBNTcwNTJENDM2Qg (a1)"),
     ],
+    ids=["controller-port-collides", "listener-port-collides", "bad-protocol", "lower-case-name",
+         "inter-broker-not-served", "quorum-ghost", "quorum-other-cluster", "node-id-twice", "no-controller",
+         "unknown-role", "no-roles", "quorum-host-not-controller", "listener-name-twice",
+         "controller-name-is-a-listeners", "port-zero", "port-too-high", "port-a-string", "port-a-bool",
+         "controller-port-negative", "cluster-ids-differ"],
 )
 def test_plan_refuses_bad_layouts_naming_the_variable(hosts, host, fragment):
     errors = layout.plan(hosts, host)["errors"]
-    assert any(fragment in e for e in errors), errors
+    # One message per fault: the fault is named once, whatever else the layout gets wrong.
+    assert len([e for e in errors if fragment in e]) == 1, errors
+
+
+# One given id, on any number of hosts, is the cluster's; another cluster may give another.
+@pytest.mark.parametrize("hosts", [
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2")],
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("a2", cluster_id="MkU3OEVBNTcwNTJENDM2Qg")],
+    [me("a1", cluster_id="MkU3OEVBNTcwNTJENDM2Qg"), me("b1", cluster="B", cluster_id="AAAAAAAAAAAAAAAAAAAAAA")],
+], ids=["given-on-one-host", "same-on-every-host", "another-cluster"])
+def test_plan_accepts_one_given_cluster_id_per_cluster(hosts):
+    for member in hosts:
+        assert layout.plan(hosts, member["host"])["errors"] == []
+
+
+@pytest.mark.parametrize("value, refused", [
+    ("", False), ("MkU3OEVBNTcwNTJENDM2Qg", False), ("a-b_AAAAAAAAAAAAAAAAAA", False),
+    ("short", True), ("MkU3OEVBNTcwNTJENDM2Qg==", True), ("MkU3OEVBNTcwNTJENDM2Q+", True),
+    ("MkU3OEVBNTcwNTJENDM2Qg\n", True),
+])
+def test_cluster_id_form(value, refused):
+    expected = ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % value] if refused else []
+    assert layout.cluster_id_errors(value) == expected

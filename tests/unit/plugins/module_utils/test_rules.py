@@ -254,7 +254,7 @@ def test_install_archive_checksum(tmp_path, checksum, sha512, expected):
 # ----------------------------------------------------------------------------- kafka_broker
 
 BROKER = {
-    "kafka_broker_cluster_name": "A", "kafka_broker_log_dirs": ["/var/lib/kafka/data"],
+    "kafka_broker_cluster_name": "A", "kafka_broker_cluster_id": "", "kafka_broker_log_dirs": ["/var/lib/kafka/data"],
     "kafka_broker_config_dir": "/etc/kafka", "kafka_broker_service_name": "kafka",
     "kafka_broker_advertised_host": "k-1", "kafka_broker_jaas_config": "", "kafka_broker_properties": {},
     "kafka_broker_default_properties": {}, "kafka_broker_process_roles": ["broker", "controller"],
@@ -275,6 +275,9 @@ def test_broker_defaults_pass():
 @pytest.mark.parametrize("changes, expected", [
     ({"kafka_broker_cluster_name": "a b"},
      ['kafka_broker_cluster_name: "a b" is not a cluster name of letters, digits and . _ -']),
+    ({"kafka_broker_cluster_id": "MkU3OEVBNTcwNTJENDM2Qg"}, []),
+    ({"kafka_broker_cluster_id": "MkU3OEVBNTcwNTJENDM2Qg=="},
+     ["kafka_broker_cluster_id: 'MkU3OEVBNTcwNTJENDM2Qg==' is not a 22-character base64url id"]),
     ({"kafka_broker_log_dirs": []}, ["kafka_broker_log_dirs: must list at least one directory"]),
     ({"kafka_broker_log_dirs": ["/ok", "rel", "/a b"]},
      ['kafka_broker_log_dirs: ["rel", "/a b"] are not absolute paths of letters, digits and . _ / @ + -']),
