@@ -102,4 +102,3 @@ def herder_settings(props, source_alias, target_alias):
             value = props.get(key, value)
         out[key] = value
     return out
-

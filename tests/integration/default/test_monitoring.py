@@ -174,8 +174,10 @@ def test_status_playbook_gives_all_sixteen_charts_while_records_flow(host, traff
     assert flow["task_errors"] == 0
     # Not a Pulse chart: the replication lag of the probe topic's partitions, read from the herder's
     # committed offsets while the producer writes (mm2_lag_info), in records and seconds.
-    probe_lag = [row for row in status["lag"] if row["flow"] == "A->B" and row["topic"] == traffic]
-    print("replication lag of %s: %s" % (traffic, probe_lag))
+    # Lag rows name the source topic (the remote topic is A.<topic>).
+    source_topic = traffic[len("A."):]
+    probe_lag = [row for row in status["lag"] if row["flow"] == "A->B" and row["topic"] == source_topic]
+    print("replication lag of %s: %s" % (source_topic, probe_lag))
     assert sorted(str(row["partition"]) for row in probe_lag) == ["0", "1"], status["lag"]
     assert all(row["records"] >= 0 and row["seconds"] >= 0 for row in probe_lag), probe_lag
     # The charts over time, from Prometheus' range queries: the probe's records in them.
