@@ -105,19 +105,22 @@ def test_every_node_exports_mm2_and_connect_figures(host):
     assert series(merged, "kafka_connect_mirror_source_replication_latency_ms_avg")
 
 
+def prometheus_value(monitor, query):
+    """The first value an instant query answers on the lab's Prometheus, None when it holds none."""
+    answer = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))
+    result = answer["data"]["result"]
+    return float(result[0]["value"][1]) if result else None
+
+
 def test_prometheus_scrapes_every_mm2_node(host, traffic):
     monitor = node(host, hosts_of("prometheus")[0])
     targets_now = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/targets"))["data"]["activeTargets"]
     mm2 = {t["labels"]["instance"]: t["health"] for t in targets_now if t["labels"]["job"] == "mirrormaker"}
     assert mm2 == {"%s:%d" % (h, EXPORTER_PORT): "up" for h in hosts_of("mirrormakers")}
 
-    def records_of_probe_topic():
-        query = 'sum(kafka_connect_mirror_source_record_count_total{topic="%s"})' % traffic
-        answer = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))
-        result = answer["data"]["result"]
-        return float(result[0]["value"][1]) if result else 0.0
-
-    count = wait_until("Prometheus holding records of %s" % traffic, records_of_probe_topic, timeout=60, interval=5)
+    query = 'sum(kafka_connect_mirror_source_record_count_total{topic="%s"})' % traffic
+    count = wait_until("Prometheus holding records of %s" % traffic,
+                       lambda: prometheus_value(monitor, query) or 0.0, timeout=60, interval=5)
     assert count > 0
     # Its own status page is served too (Debian's package carries the classic UI only).
     assert "Prometheus" in http_get(monitor, "http://127.0.0.1:9090/classic/status")
@@ -143,11 +146,17 @@ def column(chart, name):
 
 def test_status_playbook_gives_all_sixteen_charts_while_records_flow(host, traffic, tmp_path):
     prometheus = hosts_of("prometheus")[0]
+    step = 30
+    # A rate over one step needs two scrapes of the probe topic within it: until Prometheus holds
+    # them, the range query has no point for the topic (a topic created a minute ago has none).
+    rate = 'sum(rate(kafka_connect_mirror_source_record_count_total{topic="%s"}[%ds]))' % (traffic, step)
+    wait_until("Prometheus holding a rate of %s over %d s" % (traffic, step),
+               lambda: (prometheus_value(node(host, prometheus), rate) or 0.0) > 0, timeout=120, interval=5)
     # The lab's Prometheus answers inside its container: the range queries go from its host.
     result = ansible_playbook("kafkaops.mirrormaker.status", "-e", "mm2_status_dir=%s" % tmp_path,
                               "-e", "mm2_status_prometheus_url=http://127.0.0.1:9090",
                               "-e", "mm2_status_prometheus_via=%s" % prometheus,
-                              "-e", "mm2_status_window=600", "-e", "mm2_status_step=30")
+                              "-e", "mm2_status_window=600", "-e", "mm2_status_step=%d" % step)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-4000:]
     assert len(PULSE_CHARTS) == 16
@@ -183,7 +192,7 @@ def test_status_playbook_gives_all_sixteen_charts_while_records_flow(host, traff
     # The charts over time, from Prometheus' range queries: the probe's records in them.
     count = charts["Message Count"]
     assert count["available"], count
-    assert count["via"] == prometheus and count["step_seconds"] == 30
+    assert count["via"] == prometheus and count["step_seconds"] == step
     ab = {s["label"]: s for s in count["series"]}["A -> B"]
     assert max(v for _t, v in ab["points"] if v is not None) > 0
     throughput = charts["Topics Throughput/Sec"]
