@@ -46,15 +46,8 @@ options:
     default: 0
 extends_documentation_fragment:
   - kafkaops.mirrormaker.connect_rest
+  - kafkaops.mirrormaker.read_only
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: Only reads.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The requests are sent from the managed host, usually the worker itself.
 author:

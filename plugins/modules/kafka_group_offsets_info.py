@@ -47,15 +47,8 @@ options:
     default: read_committed
 extends_documentation_fragment:
   - kafkaops.mirrormaker.kafka_client
+  - kafkaops.mirrormaker.read_only
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: The module only reads, so check mode runs it as well.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The lag is the number of offsets between the committed offset and the end, transaction markers
     and records of aborted transactions included; it is not a count of records to be read.

@@ -69,15 +69,8 @@ options:
     type: int
     default: 0
 extends_documentation_fragment:
+  - kafkaops.mirrormaker.read_only
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: The probe changes nothing, so check mode runs it as well.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - TLS certificates are not verified. The probe sends no credentials and reads no data, it only
     asks whether a Kafka broker answers; the trust material of Kafka clients is a JVM truststore

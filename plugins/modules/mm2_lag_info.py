@@ -64,15 +64,8 @@ options:
     default: {}
 extends_documentation_fragment:
   - kafkaops.mirrormaker.connect_rest
+  - kafkaops.mirrormaker.read_only
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: The module only reads, so check mode runs it as well.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - O(timeout) also bounds each cluster's connection and each read from it (the offsets topic, the
     end offsets, the first record not copied); from 1 to 300.
