@@ -46,40 +46,54 @@ class ConnectMixin(object):
         Returns their REST base URLs once each answers GET /connectors (it joined its group)."""
         _model, connect = load_connect()
         names = connect.names(source, target)
-        urls = []
+        launched = []
         for _i in range(workers):
             port = free_ports(1)[0]
-            self.connect_count += 1
-            d = os.path.join(self.tmp, "connect-%d" % self.connect_count)
-            os.makedirs(d)
-            props = connect.worker_properties(
+            launched.append(self._launch_worker(connect.worker_properties(
                 {"bootstrap_servers": self.bootstrap(target), "properties": {}}, names,
                 {"port": port, "advertised_host": "127.0.0.1", "bind_host": "127.0.0.1"}, exactly_once,
-                extra=extra)
-            path = os.path.join(d, "connect-distributed.properties")
-            with open(path, "w") as fh:
-                fh.write("".join("%s=%s\n" % kv for kv in props.items()))
-            env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
-            out = os.path.join(d, "stdout.log")
-            proc = start_process([self.bin("connect-distributed.sh"), path], out, env=env)
-            url = "http://127.0.0.1:%d" % port
-            self.workers.append({"url": url, "proc": proc, "out": out, "dir": d, "properties": props})
-            urls.append(url)
-        for worker in self.workers[-workers:]:
-            deadline = time.time() + timeout
-            while True:
-                if worker["proc"].poll() is not None:
-                    raise RuntimeError("Connect worker exited (%s), see %s" % (worker["proc"].returncode, worker["out"]))
-                try:
-                    get_json(worker["url"] + "/connectors")
-                    break
-                except Exception:  # noqa: BLE001 - not joined yet
-                    if time.time() > deadline:
-                        raise RuntimeError("Connect worker %s did not answer within %ss, see %s"
-                                           % (worker["url"], timeout, worker["out"]))
-                    time.sleep(0.5)
-            log("Connect worker up on %s" % worker["url"])
-        return urls
+                extra=extra)))
+        for worker in launched:
+            self._wait_worker(worker, timeout)
+        return [worker["url"] for worker in launched]
+
+    def start_worker(self, properties, timeout=180):
+        """One distributed Connect worker with ``properties`` (a plan's worker_properties), returned
+        as {url, proc, out, dir, properties} once it answers GET /connectors (it joined its group);
+        stop_connect stops it with the others."""
+        return self._wait_worker(self._launch_worker(properties), timeout)
+
+    def _launch_worker(self, properties):
+        self.connect_count += 1
+        d = os.path.join(self.tmp, "connect-%d" % self.connect_count)
+        os.makedirs(d)
+        path = os.path.join(d, "connect-distributed.properties")
+        with open(path, "w") as fh:
+            fh.write("".join("%s=%s\n" % kv for kv in properties.items()))
+        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
+        out = os.path.join(d, "stdout.log")
+        proc = start_process([self.bin("connect-distributed.sh"), path], out, env=env)
+        url = "http://%s:%s" % (properties["rest.advertised.host.name"], properties["rest.advertised.port"])
+        worker = {"url": url, "proc": proc, "out": out, "dir": d, "properties": properties}
+        self.workers.append(worker)
+        return worker
+
+    @staticmethod
+    def _wait_worker(worker, timeout):
+        deadline = time.time() + timeout
+        while True:
+            if worker["proc"].poll() is not None:
+                raise RuntimeError("Connect worker exited (%s), see %s" % (worker["proc"].returncode, worker["out"]))
+            try:
+                get_json(worker["url"] + "/connectors")
+                break
+            except Exception:  # noqa: BLE001 - not joined yet
+                if time.time() > deadline:
+                    raise RuntimeError("Connect worker %s did not answer within %ss, see %s"
+                                       % (worker["url"], timeout, worker["out"]))
+                time.sleep(0.5)
+        log("Connect worker up on %s" % worker["url"])
+        return worker
 
     def stop_connect(self):
         for worker in self.workers:

@@ -102,14 +102,9 @@ def dr(secured_lab, tmp_path_factory):
     for entry in plan["secret_files"].values():
         with os.fdopen(os.open(entry["path"], os.O_WRONLY | os.O_CREAT, 0o600), "w") as fh:
             fh.write("".join("%s=%s\n" % kv for kv in entry["properties"].items()))
-    worker_props = tmp / "connect-distributed.properties"
-    worker_props.write_text("".join("%s=%s\n" % kv for kv in plan["worker_properties"].items()))
-    out = str(tmp / "stdout.log")
-    proc = harness.start_process([lab.bin("connect-distributed.sh"), str(worker_props)], out,
-                                 env=dict(os.environ, LOG_DIR=str(tmp / "logs"), KAFKA_HEAP_OPTS=lab.heap))
-    url = "http://127.0.0.1:%d" % port
+    worker = lab.start_worker(plan["worker_properties"])
+    url, proc, out = worker["url"], worker["proc"], worker["out"]
     try:
-        assert wait(lambda: _answers(url, proc, out), 180), "the worker did not join its group, see %s" % out
         for name, config in plan["connectors"].items():
             rest("%s/connectors/%s/config" % (url, name), "PUT", config)
         produce(lab, 20, "seed", TOPIC)
@@ -117,16 +112,6 @@ def dr(secured_lab, tmp_path_factory):
         yield {"lab": lab, "plan": plan, "derived": derived["acls"], "url": url, "out": out}
     finally:
         harness.stop_process(proc, 30)
-
-
-def _answers(url, proc, out):
-    if proc.poll() is not None:
-        raise RuntimeError("the Connect worker exited (%s), see %s" % (proc.returncode, out))
-    try:
-        rest(url + "/connectors")
-        return True
-    except Exception:  # noqa: BLE001 - not joined yet
-        return False
 
 
 def test_identity_exactly_once_replication_with_exactly_the_derived_acls(dr):

@@ -206,23 +206,10 @@ def connect(lab, tmp_path_factory):
     plan = mm2_connect.plan(clusters, flows, glob, {"exactly_once": False, "internal_rest": True,
                                                     "flow_defaults": {"tasks.max": 1}}, "LCA", "LCB", settings)
     assert plan["errors"] == []
-    worker_props = tmp / "connect-distributed.properties"
-    worker_props.write_text("".join("%s=%s\n" % kv for kv in plan["worker_properties"].items()))
-    out = str(tmp / "stdout.log")
-    proc = harness.start_process([lab.bin("connect-distributed.sh"), str(worker_props)], out,
-                                 env=dict(os.environ, LOG_DIR=str(tmp / "logs"), KAFKA_HEAP_OPTS=lab.heap))
-    url = "http://127.0.0.1:%d" % port
+    worker = lab.start_worker(plan["worker_properties"])
+    url, proc = worker["url"], worker["proc"]
     source = mm2_connect.connector_name("LCA", "LCB", "MirrorSourceConnector")
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, "the Connect worker exited, see %s" % out
-            try:
-                harness.get_json(url + "/connectors")
-                break
-            except Exception:  # noqa: BLE001 - not joined yet
-                assert time.monotonic() < deadline, "the worker did not join its group, see %s" % out
-                time.sleep(0.5)
         produce(lab, topic, FIRST, "first")
         for name, config in plan["connectors"].items():
             harness.put_connector(url, name, config)
