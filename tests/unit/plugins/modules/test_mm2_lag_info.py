@@ -12,7 +12,7 @@ import pytest
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.connect import rest as connect_rest
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import Failed
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
-from ansible_collections.kafkaops.mirrormaker.plugins.modules import mm2_lag_info as module
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import lag_reader as module
 
 CLUSTERS = [{"alias": "A", "bootstrap_servers": ["a:9092"]}, {"alias": "B", "bootstrap_servers": ["b:9092"]}]
 FLOWS = [{"source": "A", "target": "B"}, {"source": "B", "target": "A", "enabled": False}]
