@@ -11,20 +11,28 @@ In each: records are produced and copied (the lag reads 0), MirrorMaker 2 is hel
 records are produced (the lag reads exactly those, per partition, and its seconds are above 0 and
 grow), it is released (the lag returns to 0). The module runs as a user runs it
 (``ansible localhost -m kafkaops.mirrormaker.mm2_lag_info``), with the plan as the roles build it.
+Beside it the lag exporter (``python -m mm2_smoke.lag_exporter``, as the mm2_smoke role's unit runs
+it) is given the same options, and its ``/metrics``, read by Prometheus' own parser, shows the same
+records per partition while held back and 0 once released.
 The values are printed (``pytest -s``) for the record.
 """
 
+import json
 import os
 import re
+import sys
 import time
+import urllib.request
 import uuid
 
 import pytest
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
+from prometheus_client.parser import text_string_to_metric_families
 
 import harness
 from jobtools import run_ansible_module
+from repo_paths import COLLECTIONS
 from mm2_smoke import kafka_util
 
 PREFIX = "lag-%s" % uuid.uuid4().hex[:6]
@@ -90,12 +98,71 @@ def wait_lag(args, topic, predicate, timeout, phase):
                          % (phase, topic, timeout, rows, result.get("msg")))
 
 
+class Exporter(object):
+    """The lag exporter as a process, given ``args`` (the module's options) as its configuration."""
+
+    def __init__(self, args, directory):
+        config = os.path.join(directory, "lag-exporter.json")
+        with open(config, "w") as fh:
+            json.dump(args, fh)
+        self.url = "http://127.0.0.1:%d/metrics" % harness.free_ports(1)[0]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([harness.SMOKE_DIR, COLLECTIONS]))
+        self.log = os.path.join(directory, "lag-exporter.log")
+        self.proc = harness.start_process([sys.executable, "-m", "mm2_smoke.lag_exporter", "--config", config,
+                                           "--listen", self.url.split("/")[2]], self.log, env=env)
+
+    def scrape(self, topic):
+        """(reading_ok, {partition: (records, seconds)} of ``topic``) from one scrape of /metrics."""
+        with urllib.request.urlopen(self.url, timeout=90) as resp:
+            text = resp.read().decode("utf-8")
+        ok, rows = None, {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "kafkaops_mm2_lag_reading_ok":
+                    ok = sample.value
+                elif sample.name in ("kafkaops_mm2_lag_records", "kafkaops_mm2_lag_seconds") and \
+                        sample.labels["topic"] == topic:
+                    figures = rows.setdefault(int(sample.labels["partition"]), [None, None])
+                    figures[0 if sample.name.endswith("records") else 1] = sample.value
+        return ok, dict((p, tuple(v)) for p, v in rows.items())
+
+    def wait(self, topic, predicate, timeout, phase):
+        deadline = time.monotonic() + timeout
+        seen = None
+        while time.monotonic() < deadline:
+            try:
+                seen = self.scrape(topic)
+            except OSError as exc:  # not listening yet
+                seen = exc
+            else:
+                if seen[0] == 1 and predicate(seen[1]):
+                    say("exporter, %-24s %s" % (phase, "; ".join("p%d records=%d seconds=%.3f" % (p, r, s)
+                                                                 for p, (r, s) in sorted(seen[1].items()))))
+                    return seen[1]
+            assert self.proc.poll() is None, "the exporter exited: %s" % open(self.log).read()
+            time.sleep(1)
+        raise AssertionError("%s: the exporter did not show what was expected within %ds: %s; its log: %s"
+                             % (phase, timeout, seen, open(self.log).read()))
+
+    def stop(self):
+        harness.stop_process(self.proc, 10)
+
+
 def caught_up(rows):
     return sorted(rows) == list(range(PARTITIONS)) and all(r["records"] == 0 and r["seconds"] == 0 for r in rows.values())
 
 
-def held_back_run(args, topic, lab, hold, release):
-    """Copied -> held back -> records produced -> released; the readings and their checks."""
+def held_back_run(args, topic, lab, hold, release, directory):
+    """Copied -> held back -> records produced -> released; the readings and their checks, the
+    module's and the exporter's."""
+    exporter = Exporter(args, directory)
+    try:
+        return exported_held_back_run(args, topic, lab, hold, release, exporter)
+    finally:
+        exporter.stop()
+
+
+def exported_held_back_run(args, topic, lab, hold, release, exporter):
     wait_lag(args, topic, caught_up, WAIT, "copied (before holding back)")
     hold()
     # what the last flush before the hold committed: nothing is left behind by the hold itself
@@ -114,8 +181,14 @@ def held_back_run(args, topic, lab, hold, release):
         # the same oldest record, read later: its age grew by the time between the readings
         assert second[p]["seconds"] >= first[p]["seconds"] + 2.5, (first, second)
         assert second[p]["next"] == first[p]["next"] and second[p]["end"] == first[p]["end"]
+    # the exporter reads as the module does: the same records behind, an age at least the second reading's
+    exported = exporter.wait(topic, lambda rows: sorted(rows) == sorted(per), 60, "held back")
+    assert dict((p, r) for p, (r, _s) in exported.items()) == per
+    assert all(exported[p][1] >= second[p]["seconds"] for p in per), (exported, second)
     release()
     wait_lag(args, topic, caught_up, WAIT, "released")
+    exporter.wait(topic, lambda rows: sorted(rows) == sorted(per) and all(v == (0, 0) for v in rows.values()),
+                  60, "released")
     return first, second
 
 
@@ -162,7 +235,7 @@ def dedicated(lab):
     produce(lab, topic, FIRST, "first")
     start()
     try:
-        yield {"plan": plan, "topic": topic, "start": start, "stop": stop, "lab": lab}
+        yield {"plan": plan, "topic": topic, "start": start, "stop": stop, "lab": lab, "dir": d}
     finally:
         if state["proc"] is not None and state["proc"].poll() is None:
             stop()
@@ -170,7 +243,8 @@ def dedicated(lab):
 
 def test_dedicated_lag_grows_while_mirrormaker_is_stopped_and_returns_to_zero(dedicated):
     args = {"layout": "dedicated", "plan": dedicated["plan"], "timeout": 60}
-    held_back_run(args, dedicated["topic"], dedicated["lab"], dedicated["stop"], dedicated["start"])
+    held_back_run(args, dedicated["topic"], dedicated["lab"], dedicated["stop"], dedicated["start"],
+                  dedicated["dir"])
     result, _rows = lag_of(args, dedicated["topic"])
     assert result["sources"] == [{"flow": "LGA->LGB", "isolation_level": "read_uncommitted",
                                   "offsets": "topic mm2-offsets.LGA.internal on LGB (%s)" % dedicated["lab"].bootstrap("B")}]
@@ -213,7 +287,7 @@ def connect(lab, tmp_path_factory):
         produce(lab, topic, FIRST, "first")
         for name, config in plan["connectors"].items():
             harness.put_connector(url, name, config)
-        yield {"plan": plan, "topic": topic, "url": url, "lab": lab, "source": source}
+        yield {"plan": plan, "topic": topic, "url": url, "lab": lab, "source": source, "dir": str(tmp)}
     finally:
         harness.stop_process(proc, 60)
 
@@ -235,7 +309,7 @@ def test_connect_lag_grows_while_the_connector_is_paused_and_returns_to_zero(con
     def resume():
         harness.connect_rest("PUT", "%s/connectors/%s/resume" % (connect["url"], name))
 
-    held_back_run(args, connect["topic"], connect["lab"], pause, resume)
+    held_back_run(args, connect["topic"], connect["lab"], pause, resume, connect["dir"])
     result, _rows = lag_of(args, connect["topic"])
     assert result["sources"] == [{"flow": "LCA->LCB", "isolation_level": "read_uncommitted",
                                   "offsets": "GET %s/connectors/%s/offsets" % (connect["url"], name)}]

@@ -256,3 +256,23 @@ def connect_flow(plan):
         ("offsets_topic", None), ("connector", names[0]),
         ("isolation_level", _isolation(config.get("consumer.isolation.level"),
                                        "plan.connectors[%r]['consumer.isolation.level']" % names[0]))])
+
+
+# ------------------------------------------------------------------ exported to Prometheus
+
+# The lag exporter's series (smoke/mm2_smoke/lag_exporter.py, docs/monitoring.md): a gauge per
+# figure, one sample per row, labelled as the rows are keyed.
+METRICS = (
+    ("kafkaops_mm2_lag_records", "records",
+     "Offsets from the first source record MirrorMaker 2 has not copied to the log end offset (0: all copied)"),
+    ("kafkaops_mm2_lag_seconds", "seconds",
+     "Age of the first source record MirrorMaker 2 has not copied, in seconds (0: all copied)"),
+)
+METRIC_LABELS = ("flow", "topic", "partition")
+
+
+def metric_samples(lag_rows):
+    """[(metric name, help, [(label values, value)])] of the rows, in METRICS order, the samples in
+    the rows' order; the label values are METRIC_LABELS' as text."""
+    return [(name, text, [(tuple(str(row[label]) for label in METRIC_LABELS), row[figure]) for row in lag_rows])
+            for name, figure, text in METRICS]

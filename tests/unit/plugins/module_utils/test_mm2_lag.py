@@ -200,3 +200,14 @@ def test_connect_flow(config, level):
 def test_connect_flow_refuses(given, match):
     with pytest.raises(lag.LagInputError, match=match):
         lag.connect_flow(given)
+
+
+@pytest.mark.parametrize("rows, expected", [
+    ([], [("kafkaops_mm2_lag_records", []), ("kafkaops_mm2_lag_seconds", [])]),
+    ([{"flow": "A->B", "topic": "t", "partition": 0, "records": 3, "seconds": 1.5, "end": 9, "next": 6},
+      {"flow": "A->B", "topic": "t", "partition": 1, "records": 0, "seconds": 0.0, "end": 4, "next": 4}],
+     [("kafkaops_mm2_lag_records", [(("A->B", "t", "0"), 3), (("A->B", "t", "1"), 0)]),
+      ("kafkaops_mm2_lag_seconds", [(("A->B", "t", "0"), 1.5), (("A->B", "t", "1"), 0.0)])]),
+])
+def test_metric_samples(rows, expected):
+    assert [(name, samples) for name, _help, samples in lag.metric_samples(rows)] == expected
