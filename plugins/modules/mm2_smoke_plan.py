@@ -90,6 +90,30 @@ options:
     description: C(mm2_smoke_krb5_conf).
     type: str
     required: true
+  lag_exporter_enabled:
+    description: C(mm2_smoke_lag_exporter_enabled).
+    type: bool
+    default: false
+  lag_exporter_address:
+    description: C(mm2_smoke_lag_exporter_address).
+    type: str
+    default: 0.0.0.0
+  lag_exporter_port:
+    description: C(mm2_smoke_lag_exporter_port).
+    type: raw
+    default: 9405
+  lag_exporter_timeout:
+    description: C(mm2_smoke_lag_exporter_timeout).
+    type: raw
+    default: 8
+  install_dir:
+    description: C(mm2_smoke_install_dir), checked for the lag exporter's unit.
+    type: str
+    default: ""
+  python:
+    description: C(mm2_smoke_python), checked for the lag exporter's unit.
+    type: str
+    default: ""
   model:
     description: What M(kafkaops.mirrormaker.mm2_config) returned for the clusters and flows to check.
     type: dict
@@ -156,6 +180,12 @@ plan:
       description: The host:port of a standalone master and its standbys.
       type: list
       elements: str
+    lag_exporter_listen:
+      description: The lag exporter's C(--listen) address, C(ADDR:PORT) (an IPv6 address in brackets).
+      type: str
+    lag_exporter_url:
+      description: The lag exporter's C(/metrics) as the smoke host reaches it (loopback for a wildcard address).
+      type: str
 msg:
   description: On a refusal, one message per fault, each naming its variable.
   returned: failure

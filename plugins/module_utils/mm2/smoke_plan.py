@@ -28,6 +28,14 @@ USER_RX = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 # host:port of a standalone master, the host a name, an IPv4 address or a bracketed IPv6 one
 ADDRESS_RX = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):[0-9]{1,5}$")
 LOCAL_RX = re.compile(r"^local(\[.*\])?$")
+# What the lag exporter may listen on: a host name or IPv4 address, or an IPv6 address (unbracketed)
+LISTEN_HOST_RX = re.compile(r"^[A-Za-z0-9._-]+$")
+LISTEN_IPV6_RX = re.compile(r"^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$")
+# Paths the lag exporter's unit line carries (ExecStart=, Environment=): nothing systemd would split,
+# unquote or expand
+UNIT_PATH_RX = re.compile(r"^/[A-Za-z0-9._/+-]*$")
+# The lag exporter's reading bounds each read (mm2_lag_info's timeout); kafka_client allows 1 to 300.
+LAG_EXPORTER_TIMEOUT_MAX = 300
 SPARK_KAFKA_JAR = "spark-sql-kafka-0-10_"
 # MirrorMaker 2's own defaults (MirrorSourceConfig, MirrorCheckpointConfig) for a key mm2.properties
 # leaves out.
@@ -119,7 +127,46 @@ def faults(inputs, isdir=os.path.isdir, listdir=os.listdir, isfile=os.path.isfil
     wheels_src = inputs["wheels_src"] or ""
     if wheels_src and not isdir(wheels_src):
         out.append("mm2_smoke_wheels_src: %s is not a directory on the controller" % wheels_src)
+    return out + lag_exporter_faults(inputs)
+
+
+def lag_exporter_faults(inputs):
+    """The lag exporter's faults; its address, port and timeout are checked whether it is enabled or not."""
+    out = []
+    address = str(inputs["lag_exporter_address"] or "")
+    if not (LISTEN_HOST_RX.match(address) or LISTEN_IPV6_RX.match(address)):
+        out.append("mm2_smoke_lag_exporter_address: %r is not a host name or an IP address to listen on" % address)
+    port = inputs["lag_exporter_port"]
+    if isinstance(port, bool) or not 1 <= as_int(port) <= 65535:
+        out.append("mm2_smoke_lag_exporter_port: %s is not a port (1 to 65535)" % (port,))
+    timeout = inputs["lag_exporter_timeout"]
+    if isinstance(timeout, bool) or not 1 <= as_int(timeout) <= LAG_EXPORTER_TIMEOUT_MAX:
+        out.append("mm2_smoke_lag_exporter_timeout: %s is not from 1 to %d seconds" % (timeout, LAG_EXPORTER_TIMEOUT_MAX))
+    if inputs["lag_exporter_enabled"] and not inputs["user"]:
+        out.append("mm2_smoke_lag_exporter_enabled: the exporter is a service of mm2_smoke_user, which is empty "
+                   "(the connection's user runs the job, a service has none)")
+    for key in ("install_dir", "python") if inputs["lag_exporter_enabled"] else ():
+        value = str(inputs[key] or "")
+        if value and not UNIT_PATH_RX.match(value):
+            out.append("mm2_smoke_%s: %r goes into the lag exporter's systemd unit: an absolute path of letters, digits "
+                       "and . _ / + - only" % (key, value))
     return out
+
+
+def _host_port(address, port):
+    return "%s:%d" % ("[%s]" % address if ":" in address else address, as_int(port))
+
+
+def lag_exporter_listen(inputs):
+    """The exporter's ``--listen`` ADDR:PORT, an IPv6 address in brackets."""
+    return _host_port(str(inputs["lag_exporter_address"]), inputs["lag_exporter_port"])
+
+
+def lag_exporter_url(inputs):
+    """Its /metrics as the smoke host itself reaches it: loopback for a wildcard address."""
+    address = str(inputs["lag_exporter_address"])
+    local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(address, address)
+    return "http://%s/metrics" % _host_port(local, inputs["lag_exporter_port"])
 
 
 def _mm2_int(properties, key):
@@ -245,4 +292,6 @@ def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", is
         "local": is_local(master),
         "standalone": is_standalone(master),
         "master_addresses": master_addresses(master),
+        "lag_exporter_listen": lag_exporter_listen(inputs) if not errors else None,
+        "lag_exporter_url": lag_exporter_url(inputs) if not errors else None,
     }, errors

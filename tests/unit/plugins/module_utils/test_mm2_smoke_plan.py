@@ -18,7 +18,8 @@ def inputs(**over):
     base = dict(mode="smoke", checks=["markers", "offsets"], topics=["mm2-smoke"], records=100, payload_bytes=256,
                 partitions=3, timeouts={"markers": 180}, reconcile_topics=[], extra_checks={}, jars_src=JARS,
                 wheels_src="", spark_master="local[2]", spark_master_timeout=10, user="mm2-smoke", jaas={},
-                krb5_conf="")
+                krb5_conf="", lag_exporter_enabled=False, lag_exporter_address="0.0.0.0", lag_exporter_port=9405,
+                lag_exporter_timeout=8, install_dir="/opt/kafkaops-mm2-smoke", python="")
     base.update(over)
     return base
 
@@ -62,6 +63,23 @@ def test_the_defaults_pass():
     ({"user": "Smoke User"}, "mm2_smoke_user: Smoke User is not a user name (lower case letters, digits, _ and -)"),
     ({"user": "root"}, "mm2_smoke_user: the job runs unprivileged; root is refused (empty runs it as the connection's user)"),
     ({"wheels_src": "/nowhere"}, "mm2_smoke_wheels_src: /nowhere is not a directory on the controller"),
+    ({"lag_exporter_address": "0.0.0.0 --debug"},
+     "mm2_smoke_lag_exporter_address: '0.0.0.0 --debug' is not a host name or an IP address to listen on"),
+    ({"lag_exporter_address": ""}, "mm2_smoke_lag_exporter_address: '' is not a host name or an IP address to listen on"),
+    ({"lag_exporter_port": 0}, "mm2_smoke_lag_exporter_port: 0 is not a port (1 to 65535)"),
+    ({"lag_exporter_port": 65536}, "mm2_smoke_lag_exporter_port: 65536 is not a port (1 to 65535)"),
+    ({"lag_exporter_port": True}, "mm2_smoke_lag_exporter_port: True is not a port (1 to 65535)"),
+    ({"lag_exporter_timeout": 0}, "mm2_smoke_lag_exporter_timeout: 0 is not from 1 to 300 seconds"),
+    ({"lag_exporter_timeout": 301}, "mm2_smoke_lag_exporter_timeout: 301 is not from 1 to 300 seconds"),
+    ({"lag_exporter_enabled": True, "user": ""},
+     "mm2_smoke_lag_exporter_enabled: the exporter is a service of mm2_smoke_user, which is empty (the connection's "
+     "user runs the job, a service has none)"),
+    ({"lag_exporter_enabled": True, "install_dir": "/opt/mm2 smoke"},
+     "mm2_smoke_install_dir: '/opt/mm2 smoke' goes into the lag exporter's systemd unit: an absolute path of letters, "
+     "digits and . _ / + - only"),
+    ({"lag_exporter_enabled": True, "python": "/usr/bin/python3 -X dev"},
+     "mm2_smoke_python: '/usr/bin/python3 -X dev' goes into the lag exporter's systemd unit: an absolute path of "
+     "letters, digits and . _ / + - only"),
 ])
 def test_each_fault_is_one_message_naming_the_variable(over, message):
     assert faults(**over) == [message]
@@ -73,9 +91,24 @@ def test_each_fault_is_one_message_naming_the_variable(over, message):
     {"spark_master": "yarn"},
     {"user": ""},
     {"mode": "reconcile"},
+    {"lag_exporter_enabled": True},
+    {"lag_exporter_enabled": True, "python": "/usr/bin/python3.11"},
+    {"install_dir": "/opt/mm2 smoke"},  # only the exporter's unit carries it
 ])
 def test_accepted(over):
     assert faults(**over) == []
+
+
+@pytest.mark.parametrize("address, port, listen, url", [
+    ("0.0.0.0", 9405, "0.0.0.0:9405", "http://127.0.0.1:9405/metrics"),
+    ("mm2-1.example", "9500", "mm2-1.example:9500", "http://mm2-1.example:9500/metrics"),
+    ("::", 9405, "[::]:9405", "http://[::1]:9405/metrics"),
+    ("fe80::1", 9405, "[fe80::1]:9405", "http://[fe80::1]:9405/metrics"),
+])
+def test_lag_exporter_listen_and_url(address, port, listen, url):
+    given = inputs(lag_exporter_address=address, lag_exporter_port=port)
+    assert faults(lag_exporter_address=address, lag_exporter_port=port) == []
+    assert (sp.lag_exporter_listen(given), sp.lag_exporter_url(given)) == (listen, url)
 
 
 def test_a_jar_directory_without_the_kafka_source_is_named():
