@@ -126,6 +126,41 @@ def test_prometheus_scrapes_every_mm2_node(host, traffic):
     assert "Prometheus" in http_get(monitor, "http://127.0.0.1:9090/classic/status")
 
 
+LAG_EXPORTER_PORT = 9405
+
+
+def test_prometheus_scrapes_the_lag_exporter(host, traffic):
+    """The smoke role's lag exporter on this host (the smoke host), a service of the job's user, its
+    configuration readable by that user's group only; the lab's Prometheus scrapes it and holds the
+    probe topic's lag per partition (records and seconds at or above 0 while records flow)."""
+    unit = host.service("kafkaops-mm2-lag-exporter")
+    assert unit.is_running and unit.is_enabled
+    assert host.run("systemctl show -p User --value kafkaops-mm2-lag-exporter").stdout.strip() == "mm2-smoke"
+    config = host.file("/opt/kafkaops-mm2-smoke/mm2-lag-exporter.json")
+    assert (config.user, config.group, config.mode) == ("root", "mm2-smoke", 0o640)
+    text = http_get(host, "http://127.0.0.1:%d/metrics" % LAG_EXPORTER_PORT)
+    assert "kafkaops_mm2_lag_reading_ok 1.0" in text.splitlines(), text
+
+    monitor = node(host, hosts_of("prometheus")[0])
+    targets_now = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/targets"))["data"]["activeTargets"]
+    lag_targets = {t["labels"]["instance"]: t["health"] for t in targets_now if t["labels"]["job"] == "mm2_lag"}
+    assert lag_targets == {"%s:%d" % (hosts_of("mirrormakers")[0], LAG_EXPORTER_PORT): "up"}
+
+    source_topic = traffic[len("A."):]  # the lag is per source topic
+
+    def probe_lag():
+        query = 'kafkaops_mm2_lag_records{flow="A->B",topic="%s"}' % source_topic
+        answer = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))
+        rows = {r["metric"]["partition"]: float(r["value"][1]) for r in answer["data"]["result"]}
+        return rows if sorted(rows) == ["0", "1"] else None
+    records = wait_until("Prometheus holding the lag of %s per partition" % source_topic, probe_lag, timeout=90,
+                         interval=5)
+    seconds = prometheus_value(monitor, 'max(kafkaops_mm2_lag_seconds{flow="A->B",topic="%s"})' % source_topic)
+    print("replication lag of %s in Prometheus: records %s, at most %s s" % (source_topic, records, seconds))
+    assert all(value >= 0 for value in records.values()) and seconds is not None and seconds >= 0
+    assert prometheus_value(monitor, 'min(kafkaops_mm2_lag_reading_ok)') == 1
+
+
 def newest_smoke_latency(host):
     """The smoke job's measured end-to-end latencies (ms) from its newest report on this host."""
     listing = host.run("ls -1t /var/tmp/kafkaops-mm2-smoke/*/mm2-smoke-smoke-*.json /var/tmp/kafkaops-mm2-smoke/mm2-smoke-smoke-*.json 2>/dev/null")
