@@ -157,6 +157,18 @@ def _host_port(address, port):
     return "%s:%d" % ("[%s]" % address if ":" in address else address, as_int(port))
 
 
+def lag_exporter_cluster_faults(model_clients):
+    """The exporter, like the role's lag reading, passes the reader no client settings: it reaches
+    PLAINTEXT clusters only, so a secured one is refused rather than served as a failed reading."""
+    secured = ["%s (%s)" % (alias, protocol) for alias, protocol in sorted(
+        (alias, str((client.get("properties") or {}).get("security.protocol") or "PLAINTEXT").upper())
+        for alias, client in model_clients.items()) if protocol != "PLAINTEXT"]
+    if not secured:
+        return []
+    return ["mm2_smoke_lag_exporter_enabled: the lag exporter reaches PLAINTEXT clusters only (the role passes it no "
+            "client settings); secured: %s" % ", ".join(secured)]
+
+
 def lag_exporter_listen(inputs):
     """The exporter's ``--listen`` ADDR:PORT, an IPv6 address in brackets."""
     return _host_port(str(inputs["lag_exporter_address"]), inputs["lag_exporter_port"])
@@ -277,6 +289,8 @@ def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", is
     kerberos = kerberos_faults(job_clusters, inputs["jaas"], keytab_path)
     if kerberos:
         errors.append("mm2_smoke: clusters %s" % "; ".join(kerberos))
+    if inputs["lag_exporter_enabled"]:
+        errors.extend(lag_exporter_cluster_faults(model["clients"]))
     master = inputs["spark_master"]
     config = {
         "version": 1,

@@ -194,3 +194,18 @@ def test_a_plan_without_an_enabled_flow_is_refused():
     model = dict(MODEL, flows=[{"name": "A->B", "enabled": False}])
     _plan, errors = sp.plan(inputs(), model, isdir=isdir, listdir=listdir, isfile=isfile)
     assert errors == ["mm2_smoke_flows has no enabled flow to check."]
+
+
+@pytest.mark.parametrize("enabled, properties, errors", [
+    (True, {}, []),
+    (True, {"security.protocol": "plaintext"}, []),
+    (False, {"security.protocol": "SASL_SSL"}, []),
+    (True, {"security.protocol": "SASL_SSL"},
+     ["mm2_smoke_lag_exporter_enabled: the lag exporter reaches PLAINTEXT clusters only (the role passes it no client "
+      "settings); secured: B (SASL_SSL)"]),
+])
+def test_the_lag_exporter_is_refused_on_a_secured_cluster(enabled, properties, errors):
+    isdir, listdir, isfile = fs()
+    model = dict(MODEL, clients={"A": {"bootstrap_servers": "a:9092", "properties": {}},
+                                 "B": {"bootstrap_servers": "b:9092", "properties": properties}})
+    assert sp.plan(inputs(lag_exporter_enabled=enabled), model, isdir=isdir, listdir=listdir, isfile=isfile)[1] == errors
