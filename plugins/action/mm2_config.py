@@ -38,6 +38,7 @@ class ActionModule(ActionBase):
             properties=plain(model.properties()),
             flows=plain(model.effective_flows()),
             clients=plain(model.clients()),
+            handover_seconds=model.handover_seconds(),
         )
         # The registered model carries the real values for the files; what is shown is censored.
         if scrub:

@@ -14,6 +14,7 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import scale_in
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
 
 CLUSTER_ID = kafka_layout.CLUSTER_ID
@@ -85,6 +86,16 @@ def kafka_cluster_ids(members):
     return result
 
 
+def kafkaops_remaining(hosts, hostvars, state_var):
+    """Hosts of ``hosts`` that ``state_var`` does not take out (module_utils/common/scale_in.py)."""
+    return scale_in.remaining(hostvars, list(hosts or []), state_var)
+
+
+def kafkaops_scale_in_faults(host, state_var, peers, play_hosts, hostvars):
+    """Why ``host`` cannot be taken out in this run (module_utils/common/scale_in.py)."""
+    return scale_in.faults(state_var, host, list(peers or []), list(play_hosts or []), hostvars)
+
+
 def kafka_restart_order(hostvars, play_hosts, role):
     """Hosts of the play (in play order) whose pending restart is marked for ``role``."""
     order = []
@@ -102,7 +113,7 @@ def _number(text):
         return None
 
 
-def mm2_jmx_health(stdout, settle=0):
+def mm2_jmx_health(stdout, settle=0, rebalanced_within=None):
     """Judge a MirrorMaker 2 (or Connect) node from JmxTool's properties report.
 
     Input: lines ``<mbean>:<attribute>=<value>`` for ``connect-worker-rebalance-metrics`` and
@@ -110,8 +121,11 @@ def mm2_jmx_health(stdout, settle=0):
     worker has joined its group (a leader is known, not rebalancing), its last rebalance ended at
     least ``settle`` seconds ago (``time-since-last-rebalance-ms``: a state that has just been
     reached can still move in the next cooperative round, within a few heartbeats), and every
-    connector it runs has all its tasks running (none failed, restarting or unassigned). Returns
-    {healthy, reason, connectors: {name: {running, total, failed}}}.
+    connector it runs has all its tasks running (none failed, restarting or unassigned). With
+    ``rebalanced_within`` (seconds), every worker of the node must also have ended a rebalance at
+    most that long ago: a node taken out hands its tasks over in a rebalance that comes only
+    ``scheduled.rebalance.max.delay.ms`` after it left, and before that round the other nodes are
+    healthy without them. Returns {healthy, reason, connectors: {name: {running, total, failed}}}.
     """
     joined = rebalancing = None
     since = []
@@ -138,6 +152,9 @@ def mm2_jmx_health(stdout, settle=0):
         return {"healthy": False, "reason": "no Connect worker metrics over JMX yet", "connectors": connectors}
     if not joined or rebalancing:
         return {"healthy": False, "reason": "the worker has not joined its group (rebalancing)", "connectors": connectors}
+    if rebalanced_within is not None and (not since or max(since) > float(rebalanced_within) * 1000):
+        return {"healthy": False, "reason": "no rebalance within the last %.0f s: the tasks of the nodes taken out "
+                "are not handed over yet" % max(float(rebalanced_within), 0), "connectors": connectors}
     # Never rebalanced reads Infinity; a negative value is a rebalance still being completed.
     if since and min(since) < float(settle) * 1000:
         return {"healthy": False, "reason": "the last rebalance ended %d ms ago, less than %s s: not settled yet"
@@ -193,6 +210,8 @@ class FilterModule:
     def filters(self):
         return {
             "kafka_restart_order": kafka_restart_order,
+            "kafkaops_remaining": kafkaops_remaining,
+            "kafkaops_scale_in_faults": kafkaops_scale_in_faults,
             "kafka_port_conflicts": rules.port_conflicts,
             "mm2_jmx_health": mm2_jmx_health,
             "kafka_sha512": kafka_sha512,

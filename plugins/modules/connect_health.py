@@ -21,6 +21,9 @@ description:
   - With O(worker) and O(workers), the worker O(worker) must also run at least one connector once
     the cluster has as many connectors as O(workers). The assignor spreads connectors over every
     member of the group's current generation, so a worker that runs none has not joined it.
+  - With O(gone_workers), no connector or task may still be assigned to those workers (workers
+    taken out of the cluster). Their connectors and tasks move to the others only
+    C(scheduled.rebalance.max.delay.ms) after they left.
   - Changes nothing. Runs in check mode too.
 options:
   settle:
@@ -44,6 +47,12 @@ options:
       - How many workers the Connect cluster has. Only read with O(worker).
     type: int
     default: 0
+  gone_workers:
+    description:
+      - Worker ids (C(host:port), as the workers advertised them) that were taken out of the cluster.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - kafkaops.mirrormaker.connect_rest
   - kafkaops.mirrormaker.read_only
@@ -60,6 +69,12 @@ EXAMPLES = r"""
     url: http://127.0.0.1:8083
     worker: connect-1.example.com:8083
     workers: 2
+
+- name: Wait until the tasks of a worker taken out run on the others
+  kafkaops.mirrormaker.connect_health:
+    url: http://127.0.0.1:8083
+    gone_workers: [connect-3.example.com:8083]
+    wait_timeout: 180
 """
 
 RETURN = r"""
@@ -88,7 +103,8 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import co
 def main():
     spec = connect_rest.argument_spec()
     spec.update(settle=dict(type="int", default=10), wait_timeout=dict(type="int", default=180),
-                worker=dict(type="str"), workers=dict(type="int", default=0))
+                worker=dict(type="str"), workers=dict(type="int", default=0),
+                gone_workers=dict(type="list", elements="str", default=[]))
     module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
     params = module.params
     errors = connect_rest.check_connection_params(params)
@@ -105,7 +121,8 @@ def main():
         return client.call("GET", "/connectors", query={"expand": "status"})[1] or {}
 
     stable, status, reasons, reads = mm2_connect.wait_stable(
-        read, params["wait_timeout"], params["settle"], params["worker"], params["workers"])
+        read, params["wait_timeout"], params["settle"], params["worker"], params["workers"],
+        gone=params["gone_workers"])
     result = dict(changed=False, status=status or {}, reasons=reasons, reads=reads)
     if not stable:
         module.fail_json(msg="Kafka Connect at %s is not healthy and stable after %d s: %s"

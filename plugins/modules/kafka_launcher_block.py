@@ -16,7 +16,7 @@ description:
   - Puts O(lines) between two marker lines right before the last line of O(path) that starts with
     C(exec ), as the Acceldata Pulse page tells operators to export C(KAFKA_JMX_OPTS) in
     C(connect-mirror-maker.sh). A block found elsewhere in the script moves there.
-  - With no O(lines) the block is removed.
+  - With no O(lines) the block is removed; a script that is not there then is left as it is.
   - Reads, compares and writes in one round trip. Refuses a script without an C(exec) line, and a
     script whose markers are not one BEGIN followed by one END.
   - In check mode a script not installed yet is reported as a change when O(lines) is not empty.
@@ -78,6 +78,8 @@ def main():
     )
     path, lines = module.params["path"], module.params["lines"]
     if not os.path.exists(path):
+        if not lines:  # nothing to remove from a launcher that is not there
+            module.exit_json(changed=False, path=path, msg="%s is not installed" % path)
         if module.check_mode:
             module.exit_json(changed=bool(lines), path=path, msg="%s is not installed yet" % path)
         module.fail_json(msg="path: %r does not exist: install Kafka before its launcher gets the block" % path, path=path)

@@ -77,6 +77,12 @@ clients:
   description: Per alias, C(bootstrap_servers) and the client C(properties).
   returned: success
   type: dict
+handover_seconds:
+  description:
+    - Seconds the tasks of a node that leaves wait for it before they move to the other nodes, the longest
+      C(scheduled.rebalance.max.delay.ms) of the herders (Connect's default 300 where none is set).
+  returned: success
+  type: float
 errors:
   description: One message per fault.
   returned: failure

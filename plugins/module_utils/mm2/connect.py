@@ -410,24 +410,33 @@ def plan(clusters, flows, properties, options, source, target, settings):
     return result
 
 
-def unhealthy(status):
+def unhealthy(status, gone=()):
     """Why a worker's GET /connectors?expand=status answer is not healthy; empty when it is.
 
     A connector counts when it runs (or was paused or stopped on purpose) and none of its tasks
-    failed or is unassigned; a connector with no task is fine (no topic matched yet).
+    failed or is unassigned; a connector with no task is fine (no topic matched yet). Nothing may
+    still be assigned to a worker of ``gone`` (``host:port`` ids of workers taken out): their
+    connectors and tasks wait ``scheduled.rebalance.max.delay.ms`` before they move, and until the
+    leaving worker's last status write is read its tasks even read RUNNING.
     """
     reasons = []
     if not isinstance(status, dict):
         return ["no status from the worker"]
+    gone = set(gone or ())
     for name in sorted(status):
         entry = (status[name] or {}).get("status", {})
-        state = entry.get("connector", {}).get("state")
-        if state not in ("RUNNING", "PAUSED", "STOPPED"):
-            reasons.append("%s is %s" % (name, state))
+        connector = entry.get("connector", {})
+        if connector.get("state") not in ("RUNNING", "PAUSED", "STOPPED"):
+            reasons.append("%s is %s" % (name, connector.get("state")))
+        elif connector.get("worker_id") in gone:
+            reasons.append("%s is still on %s, which was taken out" % (name, connector.get("worker_id")))
         for task in entry.get("tasks", []):
             if task.get("state") not in ("RUNNING", "PAUSED"):
                 reasons.append("%s task %s is %s on %s" % (name, task.get("id"), task.get("state"),
                                                            task.get("worker_id")))
+            elif task.get("worker_id") in gone:
+                reasons.append("%s task %s is still on %s, which was taken out"
+                               % (name, task.get("id"), task.get("worker_id")))
     return reasons
 
 
@@ -478,9 +487,10 @@ def unstable(first, second, worker=None, workers=0):
     return reasons
 
 
-def wait_stable(read, timeout, settle, worker=None, workers=0, poll=5.0, clock=time.monotonic, sleep=time.sleep):
+def wait_stable(read, timeout, settle, worker=None, workers=0, poll=5.0, clock=time.monotonic, sleep=time.sleep,
+                gone=()):
     """Poll ``read()`` (a GET /connectors?expand=status answer, or raise with a sentence) until two
-    reads ``settle`` seconds apart are healthy and stable (``unhealthy``, ``unstable``).
+    reads ``settle`` seconds apart are healthy and stable (``unhealthy`` with ``gone``, ``unstable``).
 
     Returns (stable, last status, reasons of the last read that was not, reads made).
     """
@@ -491,7 +501,7 @@ def wait_stable(read, timeout, settle, worker=None, workers=0, poll=5.0, clock=t
         try:
             status = read()
             reads += 1
-            faults = unhealthy(status)
+            faults = unhealthy(status, gone)
         except Exception as exc:  # an unreachable worker is a state to wait through, named in the end
             status, faults = None, ["no answer: %s" % exc]
         if faults:

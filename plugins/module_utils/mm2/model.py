@@ -97,6 +97,8 @@ ALIAS_RE = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?$")
 JAVA_CLASS_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
 
 REGEX_NOTE = "checked with Python re, an approximation of java.util.regex"
+# DistributedConfig's scheduled.rebalance.max.delay.ms when a herder's worker settings leave it out.
+CONNECT_REBALANCE_DELAY_MS = 300000
 
 
 class MM2ConfigError(ValueError):
@@ -576,6 +578,20 @@ class _Model(object):
             for key in sorted(props):
                 out[prefix + key] = props[key]
         return out
+
+    def handover_seconds(self):
+        """Seconds a leaving node's tasks wait for it before they move to the other nodes: the longest
+        ``scheduled.rebalance.max.delay.ms`` of the herders (one per target of an enabled flow), whose
+        worker settings are the target's ``<alias>.`` keys; Connect's default 300 s where none is set."""
+        props = self.properties()
+        delays = []
+        for target in sorted(set(f["target"] for f in self.flows if f["enabled"])):
+            value = props.get("%s.scheduled.rebalance.max.delay.ms" % target, CONNECT_REBALANCE_DELAY_MS)
+            try:
+                delays.append(int(str(value).strip()))
+            except ValueError:  # Connect refuses such a worker; its own default is the best guess
+                delays.append(CONNECT_REBALANCE_DELAY_MS)
+        return max(delays) / 1000.0 if delays else 0.0
 
     def clients(self):
         self.raise_if_invalid()

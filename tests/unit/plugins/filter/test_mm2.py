@@ -153,6 +153,29 @@ def test_flow_defaults_refused(defaults, expected):
     assert any(e.startswith(expected) for e in errors), errors
 
 
+@pytest.mark.parametrize("worker_defaults, b_props, a_to_b_enabled, back_flow, expected", [
+    # Connect's own default when nothing sets it
+    ({}, {}, True, False, 300.0),
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, True, False, 30.0),
+    # the cluster's own key wins over the worker defaults, as in mm2.properties
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, True, False, 45.0),
+    # the longest of the herders: B (45 s) and A (30 s)
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, True, True, 45.0),
+    # a disabled flow runs no herder: only A's counts
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, False, True, 30.0),
+    # no enabled flow: no herder, nothing to hand over
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, False, False, 0.0),
+])
+def test_handover_seconds_is_the_longest_herder_delay(worker_defaults, b_props, a_to_b_enabled, back_flow, expected):
+    clusters, flows, props, opts = base()
+    clusters[1]["properties"] = b_props
+    flows[0]["enabled"] = a_to_b_enabled
+    if back_flow:
+        flows.append({"source": "B", "target": "A", "topics": ["back.*"]})
+    opts["worker_defaults"] = worker_defaults
+    assert m.load(clusters, flows, props, opts).handover_seconds() == expected
+
+
 def test_exactly_once_renders_target_key():
     clusters, flows, props, _opts = base()
     clusters[0]["properties"]["consumer.isolation.level"] = "read_committed"

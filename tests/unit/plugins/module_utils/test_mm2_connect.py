@@ -320,3 +320,31 @@ def test_wait_stable_waits_for_two_agreeing_reads(answers, stable, reads, waited
         assert (status, reasons, made) == (answers[-1], [], reads)
     else:
         assert reasons and all("changed between two reads" in r for r in reasons)
+
+
+# w2 taken out: its task still reads RUNNING (its last status write), then UNASSIGNED while the
+# scheduled rebalance delay runs, then the task runs on w1.
+GONE_RUNNING = STABLE
+GONE_UNASSIGNED = UNASSIGNED
+HANDED_OVER = _status(("s", None, "RUNNING", "w1:8083"), ("s", 0, "RUNNING", "w1:8083"),
+                      ("c", None, "RUNNING", "w1:8083"), ("c", 0, "RUNNING", "w1:8083"))
+
+
+@pytest.mark.parametrize("status, reasons", [
+    (GONE_RUNNING, ["c is still on w2:8083, which was taken out", "s task 0 is still on w2:8083, which was taken out"]),
+    (GONE_UNASSIGNED, ["c is still on w2:8083, which was taken out", "s task 0 is UNASSIGNED on w2:8083"]),
+    (HANDED_OVER, []),
+])
+def test_nothing_may_stay_on_a_worker_taken_out(status, reasons):
+    assert mm2_connect.unhealthy(status, gone=["w2:8083"]) == reasons
+    # without the rule, a task still read RUNNING on the leaving worker passes
+    assert mm2_connect.unhealthy(GONE_RUNNING) == []
+
+
+def test_wait_stable_waits_until_the_tasks_left_the_worker_taken_out():
+    clock = Clock()
+    read = _Reads(clock, [GONE_RUNNING, GONE_UNASSIGNED, GONE_UNASSIGNED, HANDED_OVER])
+    ok, status, reasons, made = mm2_connect.wait_stable(read, 120, 10, poll=5, clock=clock, sleep=clock.sleep,
+                                                        gone=["w2:8083"])
+    assert (ok, status, reasons, made) == (True, HANDED_OVER, [], 5)
+    assert read.times == [0, 5, 10, 15, 25]

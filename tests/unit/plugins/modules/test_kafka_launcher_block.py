@@ -89,3 +89,6 @@ def test_module_missing_script(tmp_path):
     assert not run(tmp_path, check=True, path=script, marker=MARKER, lines=[])["changed"]
     result = run(tmp_path, path=script, marker=MARKER, lines=["x"])
     assert result["failed"] and "does not exist" in result["msg"]
+    # removing the block of a service taken out: a launcher that is not there has none
+    removed = run(tmp_path, path=script, marker=MARKER, lines=[])
+    assert not removed.get("failed") and not removed["changed"], removed
