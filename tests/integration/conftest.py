@@ -84,6 +84,37 @@ def produce(host, bootstrap, topic, lines, *extra):
     assert result.rc == 0, result.stderr
 
 
+PRODUCER = """import time
+for i in range(%d):
+    print("seq-%%05d" %% i, flush=True)
+    time.sleep(%s)
+"""
+
+
+class Producer(object):
+    """Records seq-00000, seq-00001, ... written into `topic` one every `interval` seconds by a
+    console producer (acks=all) under systemd-run on `host`, while a test changes the deployment."""
+
+    def __init__(self, host, bootstrap, topic, count, interval=0.03):
+        self.host, self.count, self.unit = host, count, unique("producer")
+        host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, PRODUCER % (count, interval)))
+        host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
+                        "--bootstrap-server %s --topic %s --producer-property acks=all'"
+                        % (self.unit, self.unit, BIN, bootstrap, topic))
+
+    @property
+    def records(self):
+        return {"seq-%05d" % i for i in range(self.count)}
+
+    def running(self):
+        return self.host.run("systemctl is-active %s" % self.unit).stdout.strip() == "active"
+
+    def wait(self, timeout=300):
+        wait_until("producer %s to finish" % self.unit, lambda: not self.running(), timeout=timeout)
+        result = self.host.run("systemctl show -p Result --value %s" % self.unit).stdout.strip()
+        assert result in ("success", ""), "producer %s ended with %s" % (self.unit, result)
+
+
 def consume(host, bootstrap, topic, count, timeout_ms=60000, *extra):
     result = kafka(host, "kafka-console-consumer.sh", "--bootstrap-server", bootstrap, "--topic", topic,
                    "--from-beginning", "--max-messages", count, "--timeout-ms", timeout_ms, *extra,

@@ -7,22 +7,18 @@ Each check concerns the whole deployment, so it runs once, from the first Mirror
 from __future__ import annotations
 
 import base64
+import re
 import time
 
 import pytest
 from conftest import (
-    REPO, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, played, produce, targets, topics, unique,
-    wait_until,
+    REPO, Producer, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, played, produce, targets, topics,
+    unique, wait_until,
 )
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
 BIN = "/opt/kafka/current/bin"
-PRODUCER = """import time
-for i in range(%d):
-    print("seq-%%05d" %% i, flush=True)
-    time.sleep(0.03)
-"""
 
 
 def mm2_property(host, key):
@@ -83,18 +79,30 @@ def test_jmx_answers_with_mm2_mbeans_and_the_jaas_property(host, jmx_probe_class
         assert props.get("com.sun.management.jmxremote.port") == "9998", name
 
 
-def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
-    a, b = cluster_bootstrap("kafka_a"), cluster_bootstrap("kafka_b")
-    topic, count = unique("mm2-rolling"), 1500
-    kafka(a_host, "kafka-topics.sh", "--bootstrap-server", a, "--create", "--topic", topic,
+def _mirrored_topic(host, a_host, topic):
+    """`topic` made on A with two partitions; its remote topic's name once it exists on B."""
+    kafka(a_host, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
           "--partitions", "2", "--replication-factor", "1")
     remote = "A." + topic
-    wait_until("remote topic %s on B" % remote, lambda: remote in topics(host, b), timeout=240)
+    wait_until("remote topic %s on B" % remote, lambda: remote in topics(host, cluster_bootstrap("kafka_b")),
+               timeout=240)
+    return remote
+
+
+def _all_arrive(host, producer, remote):
+    """Every record the producer wrote is in `remote` on B (duplicates allowed)."""
+    producer.wait()
+    wait_until("all %d records in %s" % (producer.count, remote),
+               lambda: producer.records <= set(consume(host, cluster_bootstrap("kafka_b"), remote, producer.count * 2,
+                                                       20000)) or None, timeout=300)
+
+
+def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
+    a = cluster_bootstrap("kafka_a")
+    topic, count = unique("mm2-rolling"), 1500
+    remote = _mirrored_topic(host, a_host, topic)
     # Records keep flowing into A while both MirrorMaker nodes restart one after the other.
-    unit = unique("producer")
-    a_host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (unit, PRODUCER % count))
-    a_host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
-                      "--bootstrap-server %s --topic %s'" % (unit, unit, BIN, a, topic))
+    producer = Producer(a_host, a, topic, count)
     started = {n: node(host, n)
                .check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
                for n in hosts_of("mirrormakers")}
@@ -104,12 +112,7 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
         after = node(host, name).check_output(
             "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
         assert int(after) > int(before), "%s was not restarted" % name
-    wait_until("producer %s to finish" % unit,
-               lambda: a_host.run("systemctl is-active %s" % unit).stdout.strip() != "active", timeout=300)
-    expected = {"seq-%05d" % i for i in range(count)}
-    got = wait_until("all %d records in %s" % (count, remote),
-                     lambda: expected <= set(consume(host, b, remote, count * 2, 20000)) or None, timeout=300)
-    assert got
+    _all_arrive(host, producer, remote)
 
 
 def _running_tasks(mm2):
@@ -126,25 +129,62 @@ def _running_tasks(mm2):
     return counts
 
 
-def test_a_stopped_node_hands_its_tasks_over_within_the_rebalance_delay(host):
-    """Scale-in: stop one node; the other runs every task within scheduled.rebalance.max.delay.ms (+ margin)."""
+def _taken_out(tmp_path, name):
+    """An inventory source that takes `name` out (mirrormaker_state: absent), given after Molecule's."""
+    path = tmp_path / "taken-out.yml"
+    path.write_text("all:\n  hosts:\n    %s:\n      mirrormaker_state: absent\n" % name)
+    return str(path)
+
+
+def _recap(out, name):
+    match = re.search(r"^%s\s+: ok=(\d+)\s+changed=(\d+)" % re.escape(name), out, re.MULTILINE)
+    assert match, out[-3000:]
+    return int(match.group(2))
+
+
+def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing(host, a_host, tmp_path):
+    """mirrormaker_state: absent on the second node, while a producer writes into A: the run stops it,
+    removes its unit and files, and returns only once the node that stays runs every task both ran,
+    after scheduled.rebalance.max.delay.ms; no record is lost. A run limited to the leaving node is
+    refused before anything changes; a second run changes nothing; the node then comes back."""
     names = hosts_of("mirrormakers")
     keep, leave = node(host, names[0]), node(host, names[1])
-    delay_s = int(mm2_property(host, "B.scheduled.rebalance.max.delay.ms")) / 1000
+    extra = _taken_out(tmp_path, names[1])
+    refused = ansible_playbook("kafkaops.mirrormaker.mirrormaker", "-i", extra, "--limit", names[1])
+    assert refused.returncode != 0
+    assert ("mirrormaker_state: absent on %s, but %s, which take over its tasks, are not in this run"
+            % (names[1], names[0])) in refused.stdout + refused.stderr, played(refused)
+    assert leave.service("kafka-mirrormaker").is_running
+
+    a = cluster_bootstrap("kafka_a")
+    topic, count = unique("mm2-scale-in"), 4000
+    remote = _mirrored_topic(host, a_host, topic)
     before = [_running_tasks(keep), _running_tasks(leave)]
     total = {c: before[0].get(c, 0) + before[1].get(c, 0) for c in set(before[0]) | set(before[1])}
-    leave.run_expect([0], "systemctl stop kafka-mirrormaker")
+    producer = Producer(a_host, a, topic, count, interval=0.05)
     try:
         started = time.monotonic()
-        wait_until("%s to run all tasks %s" % (names[0], total),
-                   lambda: all(_running_tasks(keep).get(c, 0) >= n for c, n in total.items()),
-                   timeout=delay_s + 90, interval=2)
-        moved = time.monotonic() - started
-        print("tasks of %s moved to %s in %.1f s (scheduled.rebalance.max.delay.ms %d s): %s"
-              % (names[1], names[0], moved, delay_s, total))
-        assert moved < delay_s + 90
+        result = ansible_playbook("kafkaops.mirrormaker.mirrormaker", "-i", extra)
+        took = time.monotonic() - started
+        assert result.returncode == 0, played(result)
+        # read at once: the run itself waited until the node that stays ran them
+        after = _running_tasks(keep)
+        assert all(after.get(c, 0) >= n for c, n in total.items()), (total, after)
+        assert producer.running(), "the producer stopped before the run ended: not a run under load"
+        assert not leave.file("/etc/systemd/system/kafka-mirrormaker.service").exists
+        assert not leave.service("kafka-mirrormaker").is_running
+        assert not leave.file("/etc/kafka-mirrormaker").exists and not leave.file("/var/log/kafka-mirrormaker").exists
+        assert "managed block" not in leave.file(BIN + "/connect-mirror-maker.sh").content_string
+        print("%s taken out in a %.0f s run; %s runs every task: %s (before: %s)"
+              % (names[1], took, names[0], after, before))
+        again = ansible_playbook("kafkaops.mirrormaker.mirrormaker", "-i", extra)
+        assert again.returncode == 0, played(again)
+        assert _recap(again.stdout, names[1]) == 0 and _recap(again.stdout, names[0]) == 0, played(again)
+        _all_arrive(host, producer, remote)
     finally:
-        leave.run_expect([0], "systemctl start kafka-mirrormaker")
+        back = ansible_playbook("kafkaops.mirrormaker.mirrormaker")
+        assert back.returncode == 0, played(back)
+    assert leave.service("kafka-mirrormaker").is_running and leave.service("kafka-mirrormaker").is_enabled
 
 
 def test_the_smoke_job_ran_on_spark_as_its_unprivileged_user(host):

@@ -16,7 +16,10 @@ import threading
 import time
 
 import pytest
-from conftest import INVENTORY, REPO, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, played, produce, targets, unique, wait_until
+from conftest import (
+    INVENTORY, REPO, Producer, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, played, produce, targets, unique,
+    wait_until,
+)
 
 testinfra_hosts = targets("connect_workers")[:1]
 
@@ -412,3 +415,61 @@ def test_failover_drill_moves_a_group_to_b(host, tmp_path):
     finally:
         again = ansible_playbook(REPO / "playbooks" / "disaster_recovery.yml")
         assert again.returncode == 0, played(again)
+
+
+def test_a_worker_taken_out_by_the_variable_hands_its_connectors_over_and_loses_nothing(host, tmp_path):
+    """connect_state: absent on the second worker, while a producer writes into A: the run stops it,
+    removes its unit and files, and returns only once the worker that stays runs every connector and
+    task (after scheduled.rebalance.max.delay.ms); no record is lost on B. A run limited to the
+    leaving worker is refused before anything changes; a second run changes nothing; the worker
+    then comes back."""
+    keep_name, leave_name = hosts_of("connect_workers")
+    leave = node(host, leave_name)
+    extra = tmp_path / "taken-out.yml"
+    extra.write_text("all:\n  hosts:\n    %s:\n      connect_state: absent\n" % leave_name)
+    connect_yml = str(REPO / "playbooks" / "connect.yml")
+    refused = ansible_playbook(connect_yml, "-i", str(extra), "--limit", leave_name)
+    assert refused.returncode != 0
+    assert ("connect_state: absent on %s, but %s, which take over its tasks, are not in this run"
+            % (leave_name, keep_name)) in refused.stdout + refused.stderr, played(refused)
+    assert leave.service("kafka-connect").is_running
+
+    topic, count = unique("dr-scale-in"), 4000
+    a, b = a_host(host), b_host(host)
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
+          "--partitions", "2", "--replication-factor", "1")
+    producer = Producer(a, cluster_bootstrap("kafka_a"), topic, count, interval=0.05)
+    try:
+        started = time.monotonic()
+        result = ansible_playbook(connect_yml, "-i", str(extra))
+        took = time.monotonic() - started
+        assert result.returncode == 0, played(result)
+        # read at once: the run itself waited until the worker that stays ran them
+        status = rest(host, "/connectors?expand=status")
+        assert sorted(status) == sorted([SOURCE, CHECKPOINT])
+        placed = {(name, t.get("id")): (t["state"], t["worker_id"]) for name, entry in status.items()
+                  for t in [entry["status"]["connector"]] + entry["status"]["tasks"]}
+        assert set(placed.values()) == {("RUNNING", "%s:8083" % keep_name)}, placed
+        assert producer.running(), "the producer stopped before the run ended: not a run under load"
+        assert not leave.file("/etc/systemd/system/kafka-connect.service").exists
+        assert not leave.service("kafka-connect").is_running
+        assert not leave.file("/etc/kafka-connect").exists and not leave.file("/var/log/kafka-connect").exists
+        print("%s taken out in a %.0f s run; %s runs %s" % (leave_name, took, keep_name, sorted(placed, key=str)))
+        again = ansible_playbook(connect_yml, "-i", str(extra))
+        assert again.returncode == 0, played(again)
+        for name in (keep_name, leave_name):
+            assert re.search(r"^%s\s+: ok=\d+\s+changed=0 " % re.escape(name), again.stdout, re.MULTILINE), played(again)
+        producer.wait()
+
+        def on_b():
+            got = kafka(b, "kafka-console-consumer.sh", "--bootstrap-server", cluster_bootstrap("kafka_b"), "--topic",
+                        topic, "--from-beginning", "--timeout-ms", "10000", "--isolation-level", "read_committed",
+                        timeout=120, check=False).stdout.split()
+            return got if producer.records <= set(got) else None
+
+        got = wait_until("all %d records of %s on B (read_committed)" % (count, topic), on_b, timeout=300, interval=5)
+        print("%s on B: %d records for %d produced, %d duplicates" % (topic, len(got), count, len(got) - len(set(got))))
+    finally:
+        back = ansible_playbook(connect_yml)
+        assert back.returncode == 0, played(back)
+    assert leave.service("kafka-connect").is_running and leave.service("kafka-connect").is_enabled
