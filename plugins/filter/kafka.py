@@ -113,7 +113,7 @@ def _number(text):
         return None
 
 
-def mm2_jmx_health(stdout, settle=0, rebalanced_within=None):
+def mm2_jmx_health(stdout, settle=0):
     """Judge a MirrorMaker 2 (or Connect) node from JmxTool's properties report.
 
     Input: lines ``<mbean>:<attribute>=<value>`` for ``connect-worker-rebalance-metrics`` and
@@ -121,11 +121,8 @@ def mm2_jmx_health(stdout, settle=0, rebalanced_within=None):
     worker has joined its group (a leader is known, not rebalancing), its last rebalance ended at
     least ``settle`` seconds ago (``time-since-last-rebalance-ms``: a state that has just been
     reached can still move in the next cooperative round, within a few heartbeats), and every
-    connector it runs has all its tasks running (none failed, restarting or unassigned). With
-    ``rebalanced_within`` (seconds), every worker of the node must also have ended a rebalance at
-    most that long ago: a node taken out hands its tasks over in a rebalance that comes only
-    ``scheduled.rebalance.max.delay.ms`` after it left, and before that round the other nodes are
-    healthy without them. Returns {healthy, reason, connectors: {name: {running, total, failed}}}.
+    connector it runs has all its tasks running (none failed, restarting or unassigned). Returns
+    {healthy, reason, connectors: {name: {running, total, failed}}}.
     """
     joined = rebalancing = None
     since = []
@@ -152,9 +149,6 @@ def mm2_jmx_health(stdout, settle=0, rebalanced_within=None):
         return {"healthy": False, "reason": "no Connect worker metrics over JMX yet", "connectors": connectors}
     if not joined or rebalancing:
         return {"healthy": False, "reason": "the worker has not joined its group (rebalancing)", "connectors": connectors}
-    if rebalanced_within is not None and (not since or max(since) > float(rebalanced_within) * 1000):
-        return {"healthy": False, "reason": "no rebalance within the last %.0f s: the tasks of the nodes taken out "
-                "are not handed over yet" % max(float(rebalanced_within), 0), "connectors": connectors}
     # Never rebalanced reads Infinity; a negative value is a rebalance still being completed.
     if since and min(since) < float(settle) * 1000:
         return {"healthy": False, "reason": "the last rebalance ended %d ms ago, less than %s s: not settled yet"

@@ -548,8 +548,8 @@ class _Model(object):
             glob["replication.policy.class"] = self.hoisted_policy
         for key in sorted(glob):
             out[key] = glob[key]
-        worker_targets = set(f["target"] for f in self.flows if f["enabled"])
-        eos_targets = worker_targets if self.exactly_once else set()
+        eos_targets = set(f["target"] for f in self.flows if f["enabled"]) if self.exactly_once else set()
+        worker_targets = self.herder_targets()
         for alias in sorted(self.clusters):
             cluster = self.clusters[alias]
             out["%s.bootstrap.servers" % alias] = ",".join(cluster["bootstrap_servers"])
@@ -579,13 +579,35 @@ class _Model(object):
                 out[prefix + key] = props[key]
         return out
 
+    def herder_targets(self):
+        """Targets of the herders dedicated MirrorMaker 2 runs (``MirrorMakerConfig.clusterPairs``):
+        every ordered pair of clusters whose flow is enabled or emits heartbeats. A disabled or
+        unlisted flow still runs a herder for its MirrorHeartbeatConnector unless heartbeats are off
+        for it, and that herder's worker reads the target's ``<alias>.`` keys like any other."""
+        listed = dict(((f["source"], f["target"]), f) for f in self.flows)
+        global_beats = render_value(self.global_props.get("emit.heartbeats.enabled", True)).strip().lower() == "true"
+        targets = set()
+        for source in self.clusters:
+            for target in self.clusters:
+                if source == target:
+                    continue
+                flow = listed.get((source, target))
+                if flow is None:
+                    runs = global_beats
+                else:
+                    runs = flow["enabled"] or self._flow_value(
+                        flow, "emit.heartbeats.enabled", "true" if global_beats else "false").lower() == "true"
+                if runs:
+                    targets.add(target)
+        return targets
+
     def handover_seconds(self):
         """Seconds a leaving node's tasks wait for it before they move to the other nodes: the longest
-        ``scheduled.rebalance.max.delay.ms`` of the herders (one per target of an enabled flow), whose
-        worker settings are the target's ``<alias>.`` keys; Connect's default 300 s where none is set."""
+        ``scheduled.rebalance.max.delay.ms`` of the herders (``herder_targets``), whose worker settings
+        are the target's ``<alias>.`` keys; Connect's default 300 s where none is set."""
         props = self.properties()
         delays = []
-        for target in sorted(set(f["target"] for f in self.flows if f["enabled"])):
+        for target in sorted(self.herder_targets()):
             value = props.get("%s.scheduled.rebalance.max.delay.ms" % target, CONNECT_REBALANCE_DELAY_MS)
             try:
                 delays.append(int(str(value).strip()))

@@ -101,32 +101,6 @@ def test_jmx_health_waits_for_the_last_rebalance_to_settle(since, settle, health
     assert healthy or "not settled yet" in verdict["reason"]
 
 
-# Two herders (flows A->B and B->A) on one node: each reports its own last rebalance.
-JMX_TWO_HERDERS = JMX_HEALTHY + (
-    "kafka.connect:type=connect-worker-rebalance-metrics,client-id=B:time-since-last-rebalance-ms=%s\n")
-
-
-@pytest.mark.parametrize("since, other, within, healthy", [
-    # the hand-over round came 24.7 s ago, less than the 40 s since the node left minus half the delay
-    ("24717.0", "30000.0", 40, True),
-    # the last round is the one the node's departure caused: older than the window
-    ("24717.0", "30000.0", 20, False),
-    # one herder has handed over, the other not yet
-    ("24717.0", "90000.0", 40, False),
-    # never rebalanced
-    ("Infinity", "30000.0", 40, False),
-    # the window has not opened yet (the delay is still running)
-    ("24717.0", "30000.0", -5, False),
-    # not asked for: the settle rule alone
-    ("24717.0", "90000.0", None, True),
-])
-def test_jmx_health_waits_for_the_hand_over_round(since, other, within, healthy):
-    report = JMX_TWO_HERDERS.replace("rebalance-ms=24717.0", "rebalance-ms=" + since) % other
-    verdict = kafka.mm2_jmx_health(report, 10, within)
-    assert verdict["healthy"] is healthy, verdict
-    assert healthy or "not handed over yet" in verdict["reason"]
-
-
 def test_jmx_health_before_the_worker_exists():
     verdict = kafka.mm2_jmx_health("Trying to connect to JMX url\n")
     assert not verdict["healthy"] and "no Connect worker metrics" in verdict["reason"]

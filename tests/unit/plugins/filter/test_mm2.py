@@ -153,27 +153,51 @@ def test_flow_defaults_refused(defaults, expected):
     assert any(e.startswith(expected) for e in errors), errors
 
 
-@pytest.mark.parametrize("worker_defaults, b_props, a_to_b_enabled, back_flow, expected", [
-    # Connect's own default when nothing sets it
-    ({}, {}, True, False, 300.0),
-    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, True, False, 30.0),
-    # the cluster's own key wins over the worker defaults, as in mm2.properties
-    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, True, False, 45.0),
-    # the longest of the herders: B (45 s) and A (30 s)
-    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, True, True, 45.0),
-    # a disabled flow runs no herder: only A's counts
-    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, False, True, 30.0),
-    # no enabled flow: no herder, nothing to hand over
-    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, False, False, 0.0),
+@pytest.mark.parametrize("global_beats, a_to_b, b_to_a, targets", [
+    # MirrorMakerConfig.clusterPairs: an unlisted pair runs a herder for its heartbeats
+    (None, {"enabled": True}, None, {"A", "B"}),
+    (False, {"enabled": True}, None, {"B"}),
+    # a disabled flow still emits heartbeats, unless it is told not to
+    (None, {"enabled": False}, {"enabled": False, "emit_heartbeats": False}, {"B"}),
+    (False, {"enabled": False}, {"enabled": False}, set()),
+    (False, {"enabled": False, "emit_heartbeats": True}, {"enabled": True}, {"A", "B"}),
 ])
-def test_handover_seconds_is_the_longest_herder_delay(worker_defaults, b_props, a_to_b_enabled, back_flow, expected):
+def test_herders_run_for_enabled_flows_and_for_heartbeats(global_beats, a_to_b, b_to_a, targets):
+    clusters, flows, props, opts = base()
+    flows[0].update(a_to_b)
+    if "emit_heartbeats" not in a_to_b:
+        del flows[0]["emit_heartbeats"]
+    if b_to_a is not None:
+        flows.append(dict({"source": "B", "target": "A", "topics": ["back.*"]}, **b_to_a))
+    if global_beats is not None:
+        props["emit.heartbeats.enabled"] = global_beats
+    model = m.load(clusters, flows, props, opts)
+    assert model.herder_targets() == targets
+    # every herder's worker gets the collection's worker settings (a heartbeat herder's delay too)
+    opts["worker_defaults"] = {"scheduled.rebalance.max.delay.ms": 30000}
+    out = m.load(clusters, flows, props, opts).properties()
+    assert {k.split(".", 1)[0] for k in out if k.endswith(".scheduled.rebalance.max.delay.ms")} == targets
+
+
+@pytest.mark.parametrize("worker_defaults, b_props, expected", [
+    # Connect's own default when nothing sets it
+    ({}, {}, 300.0),
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, 30.0),
+    # the cluster's own key wins over the worker defaults, and the longest herder counts (B 45 s, A 30 s)
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": 45000}, 45.0),
+])
+def test_handover_seconds_is_the_longest_herder_delay(worker_defaults, b_props, expected):
     clusters, flows, props, opts = base()
     clusters[1]["properties"] = b_props
-    flows[0]["enabled"] = a_to_b_enabled
-    if back_flow:
-        flows.append({"source": "B", "target": "A", "topics": ["back.*"]})
     opts["worker_defaults"] = worker_defaults
     assert m.load(clusters, flows, props, opts).handover_seconds() == expected
+
+
+def test_handover_seconds_without_herders():
+    clusters, flows, props, opts = base()
+    flows[0].update(enabled=False, emit_heartbeats=False)
+    props["emit.heartbeats.enabled"] = False
+    assert m.load(clusters, flows, props, opts).handover_seconds() == 0.0
 
 
 def test_exactly_once_renders_target_key():
@@ -696,13 +720,16 @@ def test_probe_targets_name_the_cluster_and_its_protocol():
         {"name": "mirrormaker_clusters[1] (alias B)", "bootstrap_servers": ["b:1"], "security_protocol": "SASL_SSL"}]
 
 
-def test_worker_properties_rendered_per_target_of_enabled_flows():
+def test_worker_properties_rendered_per_target_of_a_herder():
     cfg = list(base())
     cfg[O] = dict(cfg[O] or {}, worker_defaults={"scheduled.rebalance.max.delay.ms": 30000})
     cfg[C][1].setdefault("properties", {})
     props = FILTERS["mm2_properties"](*cfg)
     assert props["B.scheduled.rebalance.max.delay.ms"] == "30000"
-    assert "A.scheduled.rebalance.max.delay.ms" not in props
+    # B->A is not listed, but runs a herder for its heartbeats (emit.heartbeats.enabled defaults to true)
+    assert props["A.scheduled.rebalance.max.delay.ms"] == "30000"
+    cfg[2] = dict(cfg[2], **{"emit.heartbeats.enabled": False})
+    assert "A.scheduled.rebalance.max.delay.ms" not in FILTERS["mm2_properties"](*cfg)
     assert "scheduled.rebalance.max.delay.ms" not in props  # a top-level worker key is ignored by MM2
 
 
