@@ -105,18 +105,26 @@ def test_every_node_exports_mm2_and_connect_figures(host):
     assert series(merged, "kafka_connect_mirror_source_replication_latency_ms_avg")
 
 
+def prometheus_query(monitor, query):
+    """The series an instant query answers on the lab's Prometheus (its result list)."""
+    return json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))["data"]["result"]
+
+
 def prometheus_value(monitor, query):
     """The first value an instant query answers on the lab's Prometheus, None when it holds none."""
-    answer = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))
-    result = answer["data"]["result"]
+    result = prometheus_query(monitor, query)
     return float(result[0]["value"][1]) if result else None
+
+
+def target_health(monitor, job):
+    """{instance: health} of the lab Prometheus' active targets of `job`."""
+    targets_now = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/targets"))["data"]["activeTargets"]
+    return {t["labels"]["instance"]: t["health"] for t in targets_now if t["labels"]["job"] == job}
 
 
 def test_prometheus_scrapes_every_mm2_node(host, traffic):
     monitor = node(host, hosts_of("prometheus")[0])
-    targets_now = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/targets"))["data"]["activeTargets"]
-    mm2 = {t["labels"]["instance"]: t["health"] for t in targets_now if t["labels"]["job"] == "mirrormaker"}
-    assert mm2 == {"%s:%d" % (h, EXPORTER_PORT): "up" for h in hosts_of("mirrormakers")}
+    assert target_health(monitor, "mirrormaker") == {"%s:%d" % (h, EXPORTER_PORT): "up" for h in hosts_of("mirrormakers")}
 
     query = 'sum(kafka_connect_mirror_source_record_count_total{topic="%s"})' % traffic
     count = wait_until("Prometheus holding records of %s" % traffic,
@@ -142,16 +150,13 @@ def test_prometheus_scrapes_the_lag_exporter(host, traffic):
     assert "kafkaops_mm2_lag_reading_ok 1.0" in text.splitlines(), text
 
     monitor = node(host, hosts_of("prometheus")[0])
-    targets_now = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/targets"))["data"]["activeTargets"]
-    lag_targets = {t["labels"]["instance"]: t["health"] for t in targets_now if t["labels"]["job"] == "mm2_lag"}
-    assert lag_targets == {"%s:%d" % (hosts_of("mirrormakers")[0], LAG_EXPORTER_PORT): "up"}
+    assert target_health(monitor, "mm2_lag") == {"%s:%d" % (hosts_of("mirrormakers")[0], LAG_EXPORTER_PORT): "up"}
 
     source_topic = traffic[len("A."):]  # the lag is per source topic
 
     def probe_lag():
         query = 'kafkaops_mm2_lag_records{flow="A->B",topic="%s"}' % source_topic
-        answer = json.loads(http_get(monitor, "http://127.0.0.1:9090/api/v1/query?query=" + quote(query)))
-        rows = {r["metric"]["partition"]: float(r["value"][1]) for r in answer["data"]["result"]}
+        rows = {r["metric"]["partition"]: float(r["value"][1]) for r in prometheus_query(monitor, query)}
         return rows if sorted(rows) == ["0", "1"] else None
     records = wait_until("Prometheus holding the lag of %s per partition" % source_topic, probe_lag, timeout=90,
                          interval=5)
