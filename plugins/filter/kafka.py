@@ -91,6 +91,11 @@ def kafkaops_remaining(hosts, hostvars, state_var):
     return scale_in.remaining(hostvars, list(hosts or []), state_var)
 
 
+def kafkaops_left(hosts, hostvars, role):
+    """Hosts of ``hosts`` whose ``role`` service this run took out (module_utils/common/scale_in.py)."""
+    return scale_in.left(hostvars, list(hosts or []), role)
+
+
 def kafkaops_scale_in_faults(host, state_var, peers, play_hosts, hostvars):
     """Why ``host`` cannot be taken out in this run (module_utils/common/scale_in.py)."""
     return scale_in.faults(state_var, host, list(peers or []), list(play_hosts or []), hostvars)
@@ -204,6 +209,7 @@ class FilterModule:
     def filters(self):
         return {
             "kafka_restart_order": kafka_restart_order,
+            "kafkaops_left": kafkaops_left,
             "kafkaops_remaining": kafkaops_remaining,
             "kafkaops_scale_in_faults": kafkaops_scale_in_faults,
             "kafka_port_conflicts": rules.port_conflicts,

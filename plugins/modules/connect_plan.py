@@ -107,6 +107,12 @@ ansible_facts:
     flow:
       description: The flow as the flow model resolves it.
       type: dict
+    handover_seconds:
+      description:
+        - Seconds the connectors and tasks of a worker taken out wait for it before they move to the
+          workers that stay, the worker's C(scheduled.rebalance.max.delay.ms) (Connect's default,
+          300, where unset).
+      type: float
     warnings:
       description: The Red Hat guide's operating rules the inventory shows broken, also shown as warnings.
       type: list

@@ -9,9 +9,6 @@ A node taken out stops, and its tasks move to the nodes that remain once the gro
 
 from __future__ import annotations
 
-STATES = ("present", "absent")
-
-
 def is_absent(host_vars, state_var):
     """Whether the host's ``state_var`` takes it out; unset reads as present (the role default)."""
     return (host_vars or {}).get(state_var, "present") == "absent"
@@ -22,9 +19,16 @@ def remaining(hostvars, hosts, state_var):
     return [h for h in hosts if not is_absent(hostvars.get(h), state_var)]
 
 
-def taken_out(hostvars, hosts, state_var):
-    """The hosts of ``hosts`` that ``state_var`` takes out, in their order."""
-    return [h for h in hosts if is_absent(hostvars.get(h), state_var)]
+def left(hostvars, hosts, role):
+    """The hosts of ``hosts`` whose ``role`` service this run took out, in their order, each with
+    when it stopped (``at``, the controller's clock) and its member id (``id``), as
+    ``kafka_common``'s ``service_absent`` recorded them (``__kafka_common_taken_out.<role>``)."""
+    found = []
+    for host in hosts:
+        record = ((hostvars.get(host) or {}).get("__kafka_common_taken_out") or {}).get(role)
+        if record is not None:
+            found.append({"host": host, "at": record.get("at"), "id": record.get("id", "")})
+    return found
 
 
 def faults(state_var, host, peers, play_hosts, hostvars):

@@ -359,6 +359,16 @@ def externalize_secrets(configs, secrets_dir):
 # -------------------------------------------------------------------------- plan
 
 
+def handover_seconds(worker):
+    """Seconds the connectors and tasks of a leaving worker wait for it before they move: the
+    worker's ``scheduled.rebalance.max.delay.ms``, Connect's default where unset or unreadable."""
+    value = worker.get("scheduled.rebalance.max.delay.ms", mm2_model.CONNECT_REBALANCE_DELAY_MS)
+    try:
+        return int(str(value).strip()) / 1000.0
+    except ValueError:  # Connect refuses such a worker; its own default is the best guess
+        return mm2_model.CONNECT_REBALANCE_DELAY_MS / 1000.0
+
+
 def plan(clusters, flows, properties, options, source, target, settings):
     """Everything the connect role renders and applies for one worker, or the errors.
 
@@ -369,7 +379,8 @@ def plan(clusters, flows, properties, options, source, target, settings):
     flow model. ``warnings``: the guide's operating rules the inventory shows broken.
     """
     result = OrderedDict([("errors", []), ("warnings", []), ("names", None), ("worker_properties", None),
-                          ("connectors", OrderedDict()), ("secret_files", OrderedDict()), ("flow", None)])
+                          ("connectors", OrderedDict()), ("secret_files", OrderedDict()), ("flow", None),
+                          ("handover_seconds", None)])
     model = mm2_model.load(clusters, flows, properties, options)
     if model.errors:
         result["errors"] = list(model.errors)
@@ -391,6 +402,7 @@ def plan(clusters, flows, properties, options, source, target, settings):
                                model.exactly_once, settings.get("worker_defaults"),
                                settings.get("worker_properties"))
     result["worker_properties"] = worker
+    result["handover_seconds"] = handover_seconds(worker)
     overrides = settings.get("connector_properties") or {}
     overrides_var = settings.get("overrides_var", "connect_connector_properties")
     for kind in overrides:

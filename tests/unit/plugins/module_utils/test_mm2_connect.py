@@ -172,6 +172,16 @@ def test_worker_properties_of_the_layout():
     assert "exactly.once.source.support" not in plan(eos=False)["worker_properties"]
 
 
+@pytest.mark.parametrize("worker_defaults, worker_properties, seconds", [
+    ({}, {}, 300.0),
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {}, 30.0),
+    ({"scheduled.rebalance.max.delay.ms": 30000}, {"scheduled.rebalance.max.delay.ms": "5000"}, 5.0),
+    ({}, {"scheduled.rebalance.max.delay.ms": "soon"}, 300.0),
+])
+def test_a_leaving_workers_tasks_wait_the_workers_rebalance_delay(worker_defaults, worker_properties, seconds):
+    assert plan(worker_defaults=worker_defaults, worker_properties=worker_properties)["handover_seconds"] == seconds
+
+
 @pytest.mark.parametrize("overrides, fragment", [
     ({"MirrorCheckpointConnector": {"offset-syncs.topic.location": "source"}}, "'offset-syncs.topic.location'"),
     ({"MirrorCheckpointConnector": {"replication.policy.class": naming.DEFAULT_POLICY}}, "'replication.policy.class'"),
