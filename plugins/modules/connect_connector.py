@@ -79,6 +79,26 @@ options:
     type: str
     choices: [present, running, paused, stopped, restarted, absent]
     default: present
+  offsets:
+    description:
+      - >-
+        The source offsets the connector starts from, as KIP-875's C(GET /connectors/<name>/offsets) gives
+        them. Each entry is a C(partition) mapping and its C(offset) mapping, or V(null) for no offset (the
+        connector then starts that partition as it starts a new one). For a C(MirrorSourceConnector)
+        the partition is C({cluster, topic, partition}) and the offset C({offset}), the last source offset
+        copied; it resumes at the next one.
+      - >-
+        Only the partitions listed are compared and set, with C(PATCH /connectors/<name>/offsets), and
+        only when a listed partition's committed offset differs.
+      - >-
+        Offsets are set only while no task runs. A connector this task creates is created stopped
+        (C(POST /connectors) with C(initial_state), Kafka 3.7 or later) and its offsets set before it
+        runs; an existing connector only when it is stopped (O(state=stopped) in an earlier task).
+        A running or paused connector's offsets are left alone, since they move as it copies and a
+        re-run must not rewind it.
+      - Needs O(state=running), V(paused) or V(stopped), the state the connector is left in afterwards.
+    type: list
+    elements: dict
   wait:
     description:
       - Wait until the connector and every task are in the target state. That is C(PAUSED) for
@@ -145,7 +165,7 @@ seealso:
     description: The requests this module sends.
     link: https://kafka.apache.org/documentation/#connect_rest
   - name: KIP-875, first-class offsets support in Kafka Connect
-    description: The C(STOPPED) state and C(PUT /connectors/<name>/stop).
+    description: The C(STOPPED) state, C(PUT /connectors/<name>/stop) and the offsets requests.
     link: https://cwiki.apache.org/confluence/display/KAFKA/KIP-875%3A+First-class+offsets+support+in+Kafka+Connect
   - module: kafkaops.mirrormaker.kafka_properties
     description: Writes the FileConfigProvider files that keep the secrets out of the connector config.
@@ -200,6 +220,17 @@ EXAMPLES = r"""
     label: "{{ item.key }}"
   register: __connectors
 
+- name: >-
+    The reverse flow B->A of a failback, created stopped and started after the last record its source
+    held at the failover (offset 1041 of orders-0 on B)
+  kafkaops.mirrormaker.connect_connector:
+    name: B-to-A-MirrorSourceConnector
+    config: "{{ __reverse_connectors['B-to-A-MirrorSourceConnector'] }}"
+    offsets:
+      - partition: {cluster: B, topic: orders, partition: 0}
+        offset: {offset: 1040}
+    state: running
+
 - name: Retire the checkpoint connector
   kafkaops.mirrormaker.connect_connector:
     name: A-to-B-MirrorCheckpointConnector
@@ -249,11 +280,23 @@ status:
 actions:
   description:
     - What was done (in check mode, what would be done), in order. Each entry is one of
-      V(create), V(update config), V(pause), V(stop), V(resume), V(restart), V(delete).
+      V(create), V(update config), V(alter offsets), V(pause), V(stop), V(resume), V(restart),
+      V(delete).
   returned: always
   type: list
   elements: str
   sample: [update config, pause]
+offsets:
+  description:
+    - The connector's committed offsets as C(GET /connectors/<name>/offsets) gives them after the task
+      (in check mode, as they were), sorted. Returned with O(offsets), or when the connector is
+      stopped after the task (a failover reads where it stopped).
+  returned: with O(offsets), or when the connector is stopped
+  type: list
+  elements: dict
+  sample:
+    - partition: {cluster: A, topic: orders, partition: 0}
+      offset: {offset: 41}
 conflicts:
   description: The requests Connect answered with 409 (a rebalance) and that were sent again, with its message.
   returned: always
@@ -261,14 +304,17 @@ conflicts:
   elements: str
   sample: ["PUT /connectors/A-to-B-MirrorSourceConnector/config: Cannot complete request momentarily due to stale configuration"]
 diff:
-  description: With C(--diff), the masked configuration before and after.
+  description:
+    - With C(--diff), the masked configuration before and after; with O(offsets), a list of that and,
+      when they are set, the listed partitions' offsets before and after.
   returned: when diff mode is on
-  type: dict
+  type: raw
   sample:
     before: {tasks.max: "1", source.cluster.ssl.truststore.password: "********"}
     after: {tasks.max: "2", source.cluster.ssl.truststore.password: "******** (changed)"}
 """
 
+import json
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -337,6 +383,54 @@ def config_diff(before, after):
         if value == secrets.MASK and shown_before.get(key) == secrets.MASK and before[key] != after[key]:
             shown_after[key] = CHANGED_MARK
     return dict(before=shown_before, after=shown_after)
+
+
+# ------------------------------------------------------------------------------ offsets
+
+
+def _offset_key(partition):
+    return json.dumps(partition, sort_keys=True)
+
+
+def sorted_offsets(entries):
+    """Offsets entries sorted by partition (Connect lists them in no fixed order)."""
+    return sorted(entries or [], key=lambda e: _offset_key(e.get("partition")))
+
+
+def offsets_differ(live, desired):
+    """Whether a partition of ``desired`` has another committed offset in ``live`` (a missing
+    partition reads as no offset, None)."""
+    committed = dict((_offset_key(e.get("partition")), e.get("offset")) for e in live or [])
+    return any(committed.get(_offset_key(e["partition"])) != e["offset"] for e in desired)
+
+
+def offsets_diff(name, live, desired):
+    """The listed partitions' offsets before and after, as a diff entry."""
+    keys = set(_offset_key(e["partition"]) for e in desired)
+    before = [e for e in sorted_offsets(live) if _offset_key(e.get("partition")) in keys]
+    return dict(before_header="%s offsets" % name, after_header="%s offsets" % name,
+                before=json.dumps(before, indent=2, sort_keys=True) + "\n",
+                after=json.dumps(sorted_offsets(desired), indent=2, sort_keys=True) + "\n")
+
+
+def offsets_errors(offsets, state):
+    """Messages naming offsets[i] at fault."""
+    if offsets is None:
+        return []
+    errors = []
+    if state not in ("running", "paused", "stopped"):
+        errors.append("offsets: needs state running, paused or stopped, the state the connector is left in once "
+                      "its offsets are set (state is %s)" % state)
+    for i, entry in enumerate(offsets):
+        if set(entry) != {"partition", "offset"}:
+            errors.append("offsets[%d]: needs exactly the keys partition and offset (has %s)"
+                          % (i, ", ".join(sorted(entry)) or "none"))
+            continue
+        if not isinstance(entry["partition"], dict) or not entry["partition"]:
+            errors.append("offsets[%d].partition: must be a non-empty mapping (the source partition)" % i)
+        if entry["offset"] is not None and not isinstance(entry["offset"], dict):
+            errors.append("offsets[%d].offset: must be a mapping (the source offset) or null (no offset)" % i)
+    return errors
 
 
 # ------------------------------------------------------------------------------- states
@@ -507,6 +601,7 @@ def check_params(params):
                           "connector (leave it out: Connect adds it)" % (config["name"], params["name"]))
         _rendered, render_errors = render_config(config)
         errors.extend(render_errors)
+    errors.extend(offsets_errors(params["offsets"], params["state"]))
     if params["wait_timeout"] < 1:
         errors.append("wait_timeout: %d must be at least 1 (seconds)" % params["wait_timeout"])
     return errors
@@ -560,13 +655,25 @@ class Run(object):
             request(self.name, *args)
             self.last_write = time.monotonic()
 
-    def result(self, live, status, diff):
+    def result(self, live, status, diff, offsets=None):
         result = dict(changed=bool(self.actions), actions=self.actions, status=status,
                       conflicts=["%s %s: %s" % c for c in self.client.conflicts],
                       connector=dict(name=self.name, exists=live is not None, config=self.hide(live or {})))
+        if offsets is not None:
+            result["offsets"] = sorted_offsets(offsets)
         if self.module._diff:
             result["diff"] = diff
         return result
+
+    def set_offsets(self, created, live_state, diff):
+        """Set the listed offsets of a connector just created stopped, or of a stopped one, when they
+        differ (a running or paused connector's are left alone)."""
+        desired = self.params["offsets"]
+        live_offsets = [] if created else self.client.get_offsets(self.name)
+        if created or live_state == "STOPPED":
+            diff.append(offsets_diff(self.name, live_offsets, desired))
+            if offsets_differ(live_offsets, desired):
+                self.write("alter offsets", self.client.alter_offsets, desired)
 
     def absent(self, live):
         diff = config_diff(comparable(live, None) or {}, {})
@@ -597,13 +704,22 @@ class Run(object):
         diff = config_diff(live_view or {}, after)
         created = live is None
         status = None if created else self.client.get_status(self.name)
-        if desired is not None and (created or changed_keys(live_view, desired)):
+        live_state = connector_state(status)
+        with_offsets = self.params["offsets"] is not None
+        if with_offsets:
+            diff = [diff]
+        if created and with_offsets:
+            self.write("create", self.client.create_stopped, desired)
+            live_state, created = "STOPPED", False
+        elif desired is not None and (created or changed_keys(live_view, desired)):
             self.write("create" if created else "update config", self.client.put_config, desired)
-        action = state_action(state, connector_state(status), created)
+        if with_offsets:
+            self.set_offsets(live is None, live_state, diff)
+        action = state_action(state, live_state, created)
         if action is not None:
             self.write(action, getattr(self.client, action))
         if self.module.check_mode:
-            self.module.exit_json(**self.result(live, status, diff))
+            self.module.exit_json(**self.result(live, status, diff, self.offsets_after(live, status, True)))
 
         if self.params["wait"]:
             verdict, status, seen = wait_for(self.client, self.name, state, self.params["wait_timeout"], self.last_write)
@@ -620,7 +736,15 @@ class Run(object):
         elif self.last_write is not None or status is None:
             status = self.client.get_status(self.name)
         live = self.client.get_config(self.name) if self.last_write is not None else live
-        self.module.exit_json(**self.result(live, status, diff))
+        self.module.exit_json(**self.result(live, status, diff, self.offsets_after(live, status)))
+
+    def offsets_after(self, live, status, before=False):
+        """The committed offsets to return: with the offsets option, or for a connector left stopped."""
+        if live is None and before:
+            return [] if self.params["offsets"] is not None else None
+        if self.params["offsets"] is not None or connector_state(status) == "STOPPED":
+            return self.client.get_offsets(self.name)
+        return None
 
 
 def main():
@@ -631,6 +755,7 @@ def main():
         state=dict(type="str", choices=list(STATES), default="present"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=120),
+        offsets=dict(type="list", elements="dict"),
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     # First of all: scrub the secrets from every output, the invocation shown with -vvv included.

@@ -202,18 +202,17 @@ def input_errors(params, servers_errors, property_errors):
     groups = params["groups"] or []
     if not groups:
         errors.append("groups: must name at least one consumer group")
-    errors.extend("groups[%d]: %r is blank (a group id)" % (i, g) for i, g in enumerate(groups) if not g.strip())
+    errors.extend(kafka_client.blank_entries("groups", groups, "a group id"))
     topics = params["topics"]
     if topics is not None and not topics:
         errors.append("topics: an empty list reports nothing; leave it out to report every topic")
-    errors.extend("topics[%d]: %r is blank (a topic name)" % (i, t) for i, t in enumerate(topics or []) if not t.strip())
+    errors.extend(kafka_client.blank_entries("topics", topics, "a topic name"))
     errors.extend(kafka_client.timeout_errors(params["timeout"]))
     return errors + list(property_errors)
 
 
 def error_name(code):
-    error = kafka_errors.for_code(code)
-    return "error %d (%s)" % (code, error.message if hasattr(error, "message") else error.__name__)
+    return kafka_client.kafka_error_name(kafka_errors, code)
 
 
 def report(servers, kwargs, params, connection_errors):

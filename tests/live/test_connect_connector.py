@@ -35,7 +35,7 @@ SECRET = "Tru5tst0re-pw!7731"
 MASK = "********"
 # Connect's request log line (RestServer), e.g.
 # "PUT /connectors/x/pause HTTP/1.1" 202 0 "" "kafkaops.mirrormaker-connect_rest" 12
-ACCESS = re.compile(r'"(GET|PUT|POST|DELETE) (\S+) HTTP/1\.1" (\d{3}) \S+ "[^"]*" "([^"]*)"')
+ACCESS = re.compile(r'"(GET|PUT|POST|PATCH|DELETE) (\S+) HTTP/1\.1" (\d{3}) \S+ "[^"]*" "([^"]*)"')
 MODULE_AGENT = "kafkaops.mirrormaker-connect_rest"  # connect_rest.USER_AGENT
 
 
@@ -395,3 +395,71 @@ def test_the_connector_no_play_names_is_still_there(connect, bystander):
     """After every test above (the autouse check ran after each): listed, running, config unchanged."""
     assert BYSTANDER in api(connect["url"], "GET", "/connectors")[1]
     assert live_status(connect["url"], BYSTANDER)["connector"]["state"] == "RUNNING"
+
+
+def mirrored_values(lab, topic, count, timeout=90):
+    """The values of the first ``count`` records of ``topic`` on B (read_committed), waiting for them;
+    then 3 s more, to see any record beyond them."""
+    from kafka import KafkaConsumer, TopicPartition
+    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False, group_id=None,
+                             isolation_level="read_committed", consumer_timeout_ms=1000)
+    try:
+        deadline, values, extra_until = time.time() + timeout, [], None
+        while time.time() < deadline:
+            if not values and topic not in consumer.topics():
+                time.sleep(1)
+                continue
+            if not consumer.assignment():
+                consumer.assign([TopicPartition(topic, 0)])
+                consumer.seek_to_beginning()
+            values.extend(r.value.decode() for r in consumer)
+            if len(values) >= count:
+                extra_until = extra_until or time.time() + 3
+                if time.time() >= extra_until:
+                    break
+        return values
+    finally:
+        consumer.close()
+
+
+def test_offsets_start_a_new_source_connector_after_the_given_offset(tmp_path, connect, source, lab):
+    """Created stopped with the last offset copied given (5), the real MirrorSourceConnector starts at
+    the next record; a re-run changes nothing (a running connector's offsets are left alone); once
+    stopped, other offsets are set and it runs again from there."""
+    from kafka import KafkaProducer
+    from kafka.admin import KafkaAdminClient, NewTopic
+    topic = "connect-connector-test.offsets-%d" % int(time.time())
+    admin = KafkaAdminClient(bootstrap_servers=lab.bootstrap("A"), client_id="connect-connector-test")
+    try:
+        admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+    finally:
+        admin.close()
+    producer = KafkaProducer(bootstrap_servers=lab.bootstrap("A"), acks="all")
+    for i in range(10):
+        producer.send(topic, ("r%d" % i).encode())
+    producer.flush()
+    producer.close()
+
+    partition = {"cluster": "A", "topic": topic, "partition": 0}
+    at_five = [{"partition": partition, "offset": {"offset": 5}}]
+    mark = connect["log"].mark()
+    proc, _out, result = play(tmp_path, params(connect, config=source, offsets=at_five, state="running"))
+    assert proc.returncode == 0 and result["actions"] == ["create", "alter offsets", "resume"], result
+    assert connect["log"].writes(mark) == [("POST", "/connectors", 201), ("PATCH", "/connectors/%s/offsets" % SOURCE, 200),
+                                           ("PUT", "/connectors/%s/resume" % SOURCE, 202)]
+    assert mirrored_values(lab, "A." + topic, 4) == ["r6", "r7", "r8", "r9"]
+
+    mark = connect["log"].mark()
+    proc, _out, again = play(tmp_path, params(connect, config=source, offsets=at_five, state="running"))
+    assert proc.returncode == 0 and not again["changed"], again
+    assert connect["log"].writes(mark) == []
+
+    at_one = [{"partition": partition, "offset": {"offset": 1}}]
+    proc, _out, stopped = play(tmp_path, params(connect, state="stopped"))
+    assert proc.returncode == 0 and stopped["actions"] == ["stop"], stopped
+    # where it stopped: the last record copied, r9
+    assert [e["offset"] for e in stopped["offsets"] if e["partition"] == partition] == [{"offset": 9}]
+    proc, _out, moved = play(tmp_path, params(connect, config=source, offsets=at_one, state="running"))
+    assert proc.returncode == 0 and moved["actions"] == ["alter offsets", "resume"], moved
+    # r2 to r9 copied again after r6 to r9: what a rewound source connector does
+    assert mirrored_values(lab, "A." + topic, 12) == ["r6", "r7", "r8", "r9"] + ["r%d" % i for i in range(2, 10)]

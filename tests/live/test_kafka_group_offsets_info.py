@@ -121,6 +121,21 @@ def test_topics_restrict_the_report(seeded):
     assert result["groups"][GROUP]["total_lag"] == 2
 
 
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check_mode"])
+def test_topic_offsets_give_each_partitions_start_and_end(seeded, check):
+    """kafka_topic_offsets_info, the same reading for topics (one home: module_utils/kafka/groups.py)."""
+    proc, result = run_ansible_module("kafkaops.mirrormaker.kafka_topic_offsets_info",
+                                      {"bootstrap_servers": seeded["bootstrap"],
+                                       "topics": [ORDERS, AUDIT, "group-offsets.not-there"]},
+                                      *(["--check"] if check else []))
+    assert proc.returncode == 0, result
+    assert result["changed"] is False and result["cluster_id"] == seeded["cluster_id"]
+    assert result["topics"] == {AUDIT: [{"partition": 0, "start": 0, "end": 4}],
+                                ORDERS: [{"partition": 0, "start": 0, "end": 5}, {"partition": 1, "start": 0, "end": 5}]}
+    assert result["missing"] == ["group-offsets.not-there"]
+    assert result["isolation_level"] == "read_uncommitted"
+
+
 def test_unreachable_bootstrap_fails_naming_bootstrap_servers_within_timeout():
     closed = closed_port_server()
     start = time.monotonic()

@@ -9,6 +9,7 @@ A node taken out stops, and its tasks move to the nodes that remain once the gro
 
 from __future__ import annotations
 
+
 def is_absent(host_vars, state_var):
     """Whether the host's ``state_var`` takes it out; unset reads as present (the role default)."""
     return (host_vars or {}).get(state_var, "present") == "absent"

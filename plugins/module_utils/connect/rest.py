@@ -223,7 +223,22 @@ class ConnectClient:
         tasks = self._absent_as_none("GET", connector_path(name, "tasks"))
         return None if tasks is None else [((t or {}).get("id") or {}).get("task") for t in tasks]
 
+    def get_offsets(self, name):
+        """The connector's committed offsets, ``[{partition: {...}, offset: {...}}]`` (KIP-875, Kafka
+        3.5+), or None when the connector is absent."""
+        body = self._absent_as_none("GET", connector_path(name, "offsets"))
+        return None if body is None else list(body.get("offsets") or [])
+
     # -------------------------------------------------------------------------- writes
+
+    def create_stopped(self, name, config):
+        """Create the connector in the STOPPED state (``POST /connectors`` with ``initial_state``,
+        KIP-980, Kafka 3.7+): it starts no task until resumed, so its offsets can be set first."""
+        self.call("POST", "/connectors", body={"name": name, "config": config, "initial_state": "STOPPED"})
+
+    def alter_offsets(self, name, offsets):
+        """``PATCH /connectors/<name>/offsets`` (KIP-875, Kafka 3.6+); the connector must be stopped."""
+        self.call("PATCH", connector_path(name, "offsets"), body={"offsets": offsets})
 
     def put_config(self, name, config):
         """Create or replace the whole config; returns True when the connector was created (HTTP 201)."""

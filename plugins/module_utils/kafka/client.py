@@ -235,6 +235,17 @@ def bootstrap_list(raw):
     return servers, errors
 
 
+def blank_entries(option, values, what):
+    """``option[i]: '' is blank (what)`` for each blank entry of a list option."""
+    return ["%s[%d]: %r is blank (%s)" % (option, i, v, what) for i, v in enumerate(values or []) if not v.strip()]
+
+
+def kafka_error_name(kafka_errors, code):
+    """``error 3 (...)``: a Kafka error code with kafka-python's text for it (``kafka.errors`` passed in)."""
+    error = kafka_errors.for_code(code)
+    return "error %d (%s)" % (code, error.message if hasattr(error, "message") else error.__name__)
+
+
 def timeout_errors(timeout):
     if not 1 <= timeout <= MAX_TIMEOUT:
         return ["timeout: %d is not from 1 to %d seconds" % (timeout, MAX_TIMEOUT)]

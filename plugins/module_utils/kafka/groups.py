@@ -158,3 +158,24 @@ def read_groups(admin, consumer, groups, topics=None, timeout_ms=30000, error_na
         report[group] = {"state": state, "members": members, "partitions": partitions,
                          "total_lag": total_lag(partitions)}
     return report, warnings
+
+
+def read_topic_offsets(admin, consumer, topics, topic_partition, timeout_ms=30000, error_name=None, retry=_once):
+    """({topic: [{partition, start, end}]}, [topics the cluster does not have]) for ``topics``.
+
+    ``start`` is the log start offset and ``end`` the end of the consumer's isolation level, both
+    read in one call each for every partition. ``topic_partition`` makes kafka-python's
+    TopicPartition (passed in: nothing here imports kafka-python).
+    """
+    wanted = sorted(set(topics))
+    exists = existing_partitions(retry(admin.describe_topics, wanted), error_name)
+    tps = [topic_partition(t, p) for t in wanted for p in sorted(exists.get(t, ()))]
+    starts, ends = {}, {}
+    if tps:
+        starts = retry(consumer.beginning_offsets, tps, timeout_ms=timeout_ms)
+        ends = retry(consumer.end_offsets, tps, timeout_ms=timeout_ms)
+        starts = dict(((tp.topic, tp.partition), o) for tp, o in starts.items())
+        ends = dict(((tp.topic, tp.partition), o) for tp, o in ends.items())
+    report = dict((t, [{"partition": p, "start": starts.get((t, p)), "end": ends.get((t, p))}
+                       for p in sorted(exists[t])]) for t in wanted if t in exists)
+    return report, [t for t in wanted if t not in exists]

@@ -28,7 +28,8 @@ WORKER = "127.0.0.1:8083"
 class ConnectDouble(object):
 
     def __init__(self, credentials=None):
-        self.connectors = {}  # name -> {"config": {...}, "state": str, "tasks": [{"id", "state"[, "trace"]}]}
+        # name -> {"config": {...}, "state": str, "tasks": [{"id", "state"[, "trace"]}][, "offsets": [...]]}
+        self.connectors = {}
         self.requests = []  # (method, raw path with query, decoded JSON body or None)
         self.conflicts = 0  # answer 409 to this many requests, then as usual
         self.delay = 0.0  # seconds before each answer
@@ -69,6 +70,9 @@ class ConnectDouble(object):
 
             def do_DELETE(self):
                 self._answer("DELETE")
+
+            def do_PATCH(self):
+                self._answer("PATCH")
 
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -116,6 +120,11 @@ class ConnectDouble(object):
         query = parse_qs(parts.query)
         if segments == ["connectors"] and method == "GET":
             return 200, sorted(self.connectors)
+        if segments == ["connectors"] and method == "POST":
+            # KIP-980's initial_state; only STOPPED is used by the module
+            self.add(body["name"], body["config"], state=body.get("initial_state", "RUNNING"), tasks=0)
+            return 201, {"name": body["name"], "config": self.connectors[body["name"]]["config"], "tasks": [],
+                         "type": "source"}
         if len(segments) < 2 or segments[0] != "connectors":
             return self._error(404, "HTTP 404 Not Found")
         name, rest = segments[1], segments[2:]
@@ -160,6 +169,18 @@ class ConnectDouble(object):
             entry["state"] = "RUNNING"
             entry.pop("trace", None)
             return 202, self._status(name)
+        if rest == ["offsets"] and method == "GET":
+            return 200, {"offsets": entry.get("offsets", [])}
+        if rest == ["offsets"] and method == "PATCH":
+            if entry["state"] != "STOPPED":
+                # DistributedHerder's refusal (Kafka 4.3.1)
+                return self._error(400, "Connectors must be in the STOPPED state before their offsets can be modified. "
+                                        "This can be done for the specified connector by issuing a 'PUT' request to the "
+                                        "'/connectors/%s/stop' endpoint" % name)
+            merged = dict((json.dumps(e["partition"], sort_keys=True), e) for e in entry.get("offsets", []))
+            merged.update((json.dumps(e["partition"], sort_keys=True), e) for e in body["offsets"])
+            entry["offsets"] = [e for e in merged.values() if e["offset"] is not None]
+            return 200, {"message": "The offsets for this connector have been altered successfully"}
         if not rest and method == "DELETE":
             del self.connectors[name]
             return 204, None

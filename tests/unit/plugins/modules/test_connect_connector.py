@@ -316,7 +316,7 @@ def test_stopped_takes_a_task_listed_past_the_drain_as_stale():
 def params(**kwargs):
     base = dict(url="http://localhost:8083", url_username=None, url_password=None, validate_certs=True,
                 ca_path=None, client_cert=None, client_key=None, timeout=30, name="x", config=None,
-                state="present", wait=True, wait_timeout=120)
+                state="present", wait=True, wait_timeout=120, offsets=None)
     base.update(kwargs)
     return base
 
@@ -330,6 +330,40 @@ def test_check_params_names_each_fault():
     assert errors[3] == "wait_timeout: 0 must be at least 1 (seconds)"
     assert cc.check_params(params(config={"name": "x"})) == []
     assert cc.check_params(params(state="absent", config={"name": "y"})) == []
+
+
+P0 = {"cluster": "B", "topic": "orders", "partition": 0}
+P1 = {"cluster": "B", "topic": "orders", "partition": 1}
+
+
+@pytest.mark.parametrize("live, desired, differ", [
+    ([], [{"partition": P0, "offset": {"offset": 4}}], True),
+    ([{"partition": P0, "offset": {"offset": 4}}], [{"partition": P0, "offset": {"offset": 4}}], False),
+    # partitions compare as mappings, whatever the key order; unlisted partitions are not compared
+    ([{"partition": {"partition": 0, "topic": "orders", "cluster": "B"}, "offset": {"offset": 4}},
+      {"partition": P1, "offset": {"offset": 9}}], [{"partition": P0, "offset": {"offset": 4}}], False),
+    ([{"partition": P0, "offset": {"offset": 3}}], [{"partition": P0, "offset": {"offset": 4}}], True),
+    # null: no offset, as a partition never committed
+    ([], [{"partition": P0, "offset": None}], False),
+    ([{"partition": P0, "offset": {"offset": 3}}], [{"partition": P0, "offset": None}], True),
+])
+def test_offsets_differ_only_on_the_listed_partitions(live, desired, differ):
+    assert cc.offsets_differ(live, desired) is differ
+
+
+@pytest.mark.parametrize("offsets, state, errors", [
+    ([{"partition": P0, "offset": {"offset": 1}}], "running", []),
+    ([{"partition": P0, "offset": None}], "stopped", []),
+    ([{"partition": P0, "offset": None}], "present",
+     ["offsets: needs state running, paused or stopped, the state the connector is left in once its offsets are set "
+      "(state is present)"]),
+    ([{"partition": P0}, {"partition": {}, "offset": 3}], "running",
+     ["offsets[0]: needs exactly the keys partition and offset (has partition)",
+      "offsets[1].partition: must be a non-empty mapping (the source partition)",
+      "offsets[1].offset: must be a mapping (the source offset) or null (no offset)"]),
+])
+def test_offsets_input_is_refused_naming_the_entry(offsets, state, errors):
+    assert cc.check_params(params(config={"a": 1}, offsets=offsets, state=state)) == errors
 
 
 def http_error(method, path, status, message="m"):
@@ -553,3 +587,33 @@ def test_names_are_quoted_in_every_request(tmp_path, double):
     run(tmp_path, double.url, name="a b?c#d", config=base_config(), state="paused")
     assert {p for _m, p, _b in double.requests} == {"/connectors/a%20b%3Fc%23d/" + end for end in ("config", "pause", "status")}
     assert "a b?c#d" in double.connectors
+
+
+def test_offsets_create_the_connector_stopped_then_set_and_run(tmp_path, double):
+    offsets = [{"partition": P0, "offset": {"offset": 4}}]
+    result, _unused = run(tmp_path, double.url, name="x", config=base_config(), offsets=offsets, state="running",
+                          check=True)
+    assert result["changed"] and result["actions"] == ["create", "alter offsets", "resume"], result
+    assert double.writes() == []  # check mode: reads only
+    result, _unused = run(tmp_path, double.url, name="x", config=base_config(), offsets=offsets, state="running")
+    assert result["actions"] == ["create", "alter offsets", "resume"], result
+    assert double.writes() == [("POST", "/connectors"), ("PATCH", "/connectors/x/offsets"), ("PUT", "/connectors/x/resume")]
+    (created,) = [body for method, _path, body in double.requests if method == "POST"]
+    assert created["initial_state"] == "STOPPED" and created["name"] == "x"
+    assert result["offsets"] == offsets
+    assert result["diff"][1]["before"] == "[]\n"
+    again, _unused = run(tmp_path, double.url, name="x", config=base_config(), offsets=offsets, state="running")
+    assert not again["changed"], again
+
+
+def test_offsets_are_set_on_a_stopped_connector_and_never_on_a_running_one(tmp_path, double):
+    double.add("x", base_config())
+    double.connectors["x"]["offsets"] = [{"partition": P0, "offset": {"offset": 9}}]
+    offsets = [{"partition": P0, "offset": {"offset": 7}}]
+    # running: its offsets move as it copies, a re-run must not rewind it
+    result, _unused = run(tmp_path, double.url, name="x", config=base_config(), offsets=offsets, state="running")
+    assert not result["changed"] and double.writes() == [], result
+    double.connectors["x"].update(state="STOPPED", tasks=[])
+    result, _unused = run(tmp_path, double.url, name="x", config=base_config(), offsets=offsets, state="running")
+    assert result["actions"] == ["alter offsets", "resume"], result
+    assert double.connectors["x"]["offsets"] == offsets
