@@ -151,10 +151,9 @@ notes:
     Connect answers 409 while its group rebalances. Such a request is sent again, up to 6 times
     2 seconds apart, and the retries are returned in RV(conflicts).
   - >-
-    Creating a connector with O(state=paused) or O(state=stopped) creates it running, then pauses
-    or stops it. C(PUT /connectors/<name>/config) cannot create a connector in another state.
-    A connector paused that early may have no tasks yet. Connect does not start a paused connector,
-    so it makes its tasks only once resumed.
+    A connector created with O(state=paused) or O(state=stopped), or with O(offsets), is created in
+    that state (C(POST /connectors) with C(initial_state), KIP-980, Kafka 3.7 or later): it never
+    runs before it is resumed. A connector created paused has no tasks until it is resumed.
   - >-
     A configuration that Connect's validation refuses (an unknown class, a missing required key)
     fails the task with Connect's list of errors. Settings that only fail when the connector or a
@@ -440,6 +439,16 @@ def connector_state(status):
     return ((status or {}).get("connector") or {}).get("state")
 
 
+def initial_state(state, with_offsets):
+    """The state a new connector is created in: STOPPED or PAUSED when it must not run first (its
+    offsets set before it runs, or a stopped or paused connector asked for), else None (running)."""
+    if with_offsets or state == "stopped":
+        return "STOPPED"
+    if state == "paused":
+        return "PAUSED"
+    return None
+
+
 def state_action(state, live_state, created):
     """The request that brings the connector into ``state``: 'pause', 'stop', 'resume', 'restart' or None.
 
@@ -708,9 +717,10 @@ class Run(object):
         with_offsets = self.params["offsets"] is not None
         if with_offsets:
             diff = [diff]
-        if created and with_offsets:
-            self.write("create", self.client.create_stopped, desired)
-            live_state, created = "STOPPED", False
+        initial = initial_state(state, with_offsets) if created and desired is not None else None
+        if initial is not None:
+            self.write("create", self.client.create_in, desired, initial)
+            live_state, created = initial, False
         elif desired is not None and (created or changed_keys(live_view, desired)):
             self.write("create" if created else "update config", self.client.put_config, desired)
         if with_offsets:

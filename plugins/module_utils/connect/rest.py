@@ -231,10 +231,10 @@ class ConnectClient:
 
     # -------------------------------------------------------------------------- writes
 
-    def create_stopped(self, name, config):
-        """Create the connector in the STOPPED state (``POST /connectors`` with ``initial_state``,
-        KIP-980, Kafka 3.7+): it starts no task until resumed, so its offsets can be set first."""
-        self.call("POST", "/connectors", body={"name": name, "config": config, "initial_state": "STOPPED"})
+    def create_in(self, name, config, initial_state):
+        """Create the connector in ``initial_state``, STOPPED or PAUSED (``POST /connectors`` with
+        ``initial_state``, KIP-980, Kafka 3.7+): it runs no task until resumed."""
+        self.call("POST", "/connectors", body={"name": name, "config": config, "initial_state": initial_state})
 
     def alter_offsets(self, name, offsets):
         """``PATCH /connectors/<name>/offsets`` (KIP-875, Kafka 3.6+); the connector must be stopped."""

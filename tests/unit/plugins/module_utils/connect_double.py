@@ -121,7 +121,7 @@ class ConnectDouble(object):
         if segments == ["connectors"] and method == "GET":
             return 200, sorted(self.connectors)
         if segments == ["connectors"] and method == "POST":
-            # KIP-980's initial_state; only STOPPED is used by the module
+            # KIP-980's initial_state: STOPPED or PAUSED
             self.add(body["name"], body["config"], state=body.get("initial_state", "RUNNING"), tasks=0)
             return 201, {"name": body["name"], "config": self.connectors[body["name"]]["config"], "tasks": [],
                          "type": "source"}

@@ -585,8 +585,20 @@ def test_bad_parameters_fail_before_any_request_secrets_scrubbed(tmp_path, doubl
 
 def test_names_are_quoted_in_every_request(tmp_path, double):
     run(tmp_path, double.url, name="a b?c#d", config=base_config(), state="paused")
-    assert {p for _m, p, _b in double.requests} == {"/connectors/a%20b%3Fc%23d/" + end for end in ("config", "pause", "status")}
+    run(tmp_path, double.url, name="a b?c#d", config=base_config(), state="running")
+    assert {p for _m, p, _b in double.requests} == {"/connectors"} | {
+        "/connectors/a%20b%3Fc%23d/" + end for end in ("config", "resume", "status")}
+    # created paused (KIP-980): the name travels in the body
+    assert [b["name"] for m, _p, b in double.requests if m == "POST"] == ["a b?c#d"]
     assert "a b?c#d" in double.connectors
+
+
+@pytest.mark.parametrize("state, initial", [("paused", "PAUSED"), ("stopped", "STOPPED")])
+def test_a_connector_asked_paused_or_stopped_is_created_so_and_never_runs(tmp_path, double, state, initial):
+    result, _unused = run(tmp_path, double.url, name="x", config=base_config(), state=state)
+    assert result["actions"] == ["create"], result
+    assert double.writes() == [("POST", "/connectors")]
+    assert double.connectors["x"]["state"] == initial
 
 
 def test_offsets_create_the_connector_stopped_then_set_and_run(tmp_path, double):
