@@ -34,6 +34,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.properties import escape_key, escape_value
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_list, plain
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import broker_rules
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import failback
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import naming
 
@@ -166,6 +167,30 @@ def mm2_escape(text, key=False):
     return escape_key(text) if key else escape_value(text)
 
 
+def mm2_failback_flows(flows, source, target, policy_alias):
+    """The flows with source->target disabled and its identity reverse enabled (module_utils/mm2/failback.py);
+    fails naming the variable when the flow cannot be failed back."""
+    result, errors = failback.reverse_flows(list(flows or []), source, target, policy_alias)
+    if errors:
+        raise AnsibleFilterError("; ".join(errors))
+    return result
+
+
+def mm2_failback_start_offsets(ends, cluster):
+    """KIP-875 offsets starting a MirrorSourceConnector on ``cluster`` at ``ends`` (module_utils/mm2/failback.py)."""
+    return failback.start_at_ends(cluster, ends)
+
+
+def mm2_failback_running(statuses, names):
+    """The connectors of ``names`` that are neither stopped nor absent (module_utils/mm2/failback.py)."""
+    return failback.running(statuses, list(names or []))
+
+
+def mm2_failback_groups_pending(groups, on_source, on_target, boundary, started):
+    """Groups and partitions whose offsets the reverse flow has yet to move (module_utils/mm2/failback.py)."""
+    return failback.groups_pending(list(groups or []), on_source, on_target, boundary, started)
+
+
 class FilterModule(object):
     """MirrorMaker 2 filters."""
 
@@ -181,4 +206,8 @@ class FilterModule(object):
             "mm2_inventory_broker_counts": mm2_inventory_broker_counts,
             "mm2_inventory_authorizers": mm2_inventory_authorizers,
             "mm2_probe_targets": mm2_probe_targets,
+            "mm2_failback_flows": mm2_failback_flows,
+            "mm2_failback_start_offsets": mm2_failback_start_offsets,
+            "mm2_failback_running": mm2_failback_running,
+            "mm2_failback_groups_pending": mm2_failback_groups_pending,
         }

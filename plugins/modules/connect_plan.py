@@ -107,6 +107,14 @@ ansible_facts:
     flow:
       description: The flow as the flow model resolves it.
       type: dict
+    connector_offsets:
+      description:
+        - The source offsets per connector name that the role sets when it creates the connector or
+          while it is stopped, from C(connect_connector_offsets).
+      type: dict
+    connector_states:
+      description: The state the role leaves each connector in, by name, from C(connect_connector_states); running where absent.
+      type: dict
     handover_seconds:
       description:
         - Seconds the connectors and tasks of a worker taken out wait for it before they move to the

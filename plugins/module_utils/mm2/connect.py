@@ -359,6 +359,10 @@ def externalize_secrets(configs, secrets_dir):
 # -------------------------------------------------------------------------- plan
 
 
+# The states the role leaves a connector in (connect_connector's state).
+CONNECTOR_STATES = ("running", "paused", "stopped")
+
+
 def handover_seconds(worker):
     """Seconds the connectors and tasks of a leaving worker wait for it before they move: the
     worker's ``scheduled.rebalance.max.delay.ms``, Connect's default where unset or unreadable."""
@@ -380,7 +384,8 @@ def plan(clusters, flows, properties, options, source, target, settings):
     """
     result = OrderedDict([("errors", []), ("warnings", []), ("names", None), ("worker_properties", None),
                           ("connectors", OrderedDict()), ("secret_files", OrderedDict()), ("flow", None),
-                          ("handover_seconds", None)])
+                          ("handover_seconds", None), ("connector_offsets", OrderedDict()),
+                          ("connector_states", OrderedDict())])
     model = mm2_model.load(clusters, flows, properties, options)
     if model.errors:
         result["errors"] = list(model.errors)
@@ -419,6 +424,20 @@ def plan(clusters, flows, properties, options, source, target, settings):
         result["errors"].append("connect_worker_properties: exactly.once.source.support is turned off while "
                                 "%s is true" % settings.get("eos_var", "connect_exactly_once"))
     result["connectors"], result["secret_files"] = externalize_secrets(configs, settings["secrets_dir"])
+    checks = (("connector_offsets", "connect_connector_offsets", lambda v: isinstance(v, list),
+               "must be a list of {partition, offset} entries"),
+              ("connector_states", "connect_connector_states", lambda v: v in CONNECTOR_STATES,
+               "must be one of %s" % ", ".join(CONNECTOR_STATES)))
+    for key, var, valid, expected in checks:
+        given = settings.get(key) or {}
+        for name in sorted(given):
+            if name not in configs:
+                result["errors"].append("%s.%s: not a connector of flow %s (its connectors: %s)"
+                                        % (var, name, flow["name"], ", ".join(configs)))
+            elif not valid(given[name]):
+                result["errors"].append("%s.%s: %s (is %r)" % (var, name, expected, given[name]))
+            else:
+                result[key][name] = given[name]
     return result
 
 

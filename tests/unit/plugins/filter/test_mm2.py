@@ -48,7 +48,8 @@ def errors_of(cfg):
 def test_filter_names():
     assert set(FILTERS) == {"mm2_properties", "mm2_validate", "mm2_warnings", "mm2_effective_flows",
                             "mm2_clients", "mm2_remote_topic", "mm2_escape", "mm2_inventory_broker_counts",
-                            "mm2_inventory_authorizers", "mm2_probe_targets"}
+                            "mm2_inventory_authorizers", "mm2_probe_targets", "mm2_failback_flows",
+                            "mm2_failback_start_offsets", "mm2_failback_running", "mm2_failback_groups_pending"}
 
 
 def test_clients_carry_bootstrap_and_client_settings_with_jaas():

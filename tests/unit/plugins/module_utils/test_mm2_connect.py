@@ -172,6 +172,32 @@ def test_worker_properties_of_the_layout():
     assert "exactly.once.source.support" not in plan(eos=False)["worker_properties"]
 
 
+def test_connector_offsets_name_a_connector_of_the_flow():
+    offsets = [{"partition": {"cluster": "A", "topic": "orders", "partition": 0}, "offset": {"offset": 9}}]
+    result = plan(connector_offsets={"A-to-B-MirrorSourceConnector": offsets})
+    assert result["errors"] == [] and result["connector_offsets"] == {"A-to-B-MirrorSourceConnector": offsets}
+    errors = plan(connector_offsets={"B-to-A-MirrorSourceConnector": offsets,
+                                     "A-to-B-MirrorCheckpointConnector": {"x": 1}})["errors"]
+    assert errors == ["connect_connector_offsets.A-to-B-MirrorCheckpointConnector: must be a list of {partition, offset} "
+                      "entries (is {'x': 1})",
+                      "connect_connector_offsets.B-to-A-MirrorSourceConnector: not a connector of flow A->B (its "
+                      "connectors: A-to-B-MirrorSourceConnector, A-to-B-MirrorCheckpointConnector)"]
+
+
+@pytest.mark.parametrize("states, errors", [
+    ({"A-to-B-MirrorCheckpointConnector": "stopped"}, []),
+    ({"A-to-B-MirrorCheckpointConnector": "asleep"},
+     ["connect_connector_states.A-to-B-MirrorCheckpointConnector: must be one of running, paused, stopped (is 'asleep')"]),
+    ({"A-to-B-MirrorHeartbeatConnector": "paused"},
+     ["connect_connector_states.A-to-B-MirrorHeartbeatConnector: not a connector of flow A->B (its connectors: "
+      "A-to-B-MirrorSourceConnector, A-to-B-MirrorCheckpointConnector)"]),
+])
+def test_connector_states_name_a_connector_of_the_flow_and_a_state(states, errors):
+    result = plan(connector_states=states)
+    assert result["errors"] == errors
+    assert result["connector_states"] == ({} if errors else states)
+
+
 @pytest.mark.parametrize("worker_defaults, worker_properties, seconds", [
     ({}, {}, 300.0),
     ({"scheduled.rebalance.max.delay.ms": 30000}, {}, 30.0),
