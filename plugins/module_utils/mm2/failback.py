@@ -108,4 +108,3 @@ def groups_pending(groups, on_source, on_target, boundary, started):
             if committed_there.get(key, -1) <= ends_at_start.get(key, 0):
                 pending.append("%s %s-%d" % (group, p["topic"], p["partition"]))
     return pending
-

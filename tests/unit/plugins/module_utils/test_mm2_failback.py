@@ -97,4 +97,3 @@ def test_a_group_has_moved_once_a_translated_offset_landed(on_b, on_a, pending):
         for p in side.get("g", {}).get("partitions", []):
             p["partition"] = int(p["partition"])
     assert mm2_filter.mm2_failback_groups_pending(["g"], on_b, on_a, BOUNDARY, STARTED) == pending
-
