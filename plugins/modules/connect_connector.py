@@ -412,14 +412,19 @@ def offsets_diff(name, live, desired):
                 after=json.dumps(sorted_offsets(desired), indent=2, sort_keys=True) + "\n")
 
 
+def _either(words):
+    """``a, b or c``."""
+    return " or ".join(filter(None, (", ".join(words[:-1]), words[-1])))
+
+
 def offsets_errors(offsets, state):
     """Messages naming offsets[i] at fault."""
     if offsets is None:
         return []
     errors = []
-    if state not in ("running", "paused", "stopped"):
-        errors.append("offsets: needs state running, paused or stopped, the state the connector is left in once "
-                      "its offsets are set (state is %s)" % state)
+    if state not in connect_rest.CONNECTOR_STATES:
+        errors.append("offsets: needs state %s, the state the connector is left in once its offsets are set "
+                      "(state is %s)" % (_either(connect_rest.CONNECTOR_STATES), state))
     for i, entry in enumerate(offsets):
         if set(entry) != {"partition", "offset"}:
             errors.append("offsets[%d]: needs exactly the keys partition and offset (has %s)"
@@ -453,11 +458,12 @@ def state_action(state, live_state, created):
     """The request that brings the connector into ``state``: 'pause', 'stop', 'resume', 'restart' or None.
 
     live_state: the connector's state in its status (None when Connect has none yet).
-    created: the connector is created by this task (it starts running).
+    created: the connector is created running by this task (one asked paused or stopped is created in
+    that state, see initial_state, and arrives here with that live_state).
     """
-    if state == "paused" and (created or live_state != "PAUSED"):
+    if state == "paused" and live_state != "PAUSED":
         return "pause"
-    if state == "stopped" and (created or live_state != "STOPPED"):
+    if state == "stopped" and live_state != "STOPPED":
         return "stop"
     if state == "running" and not created and live_state in ("PAUSED", "STOPPED"):
         return "resume"
@@ -678,8 +684,8 @@ class Run(object):
         """Set the listed offsets of a connector just created stopped, or of a stopped one, when they
         differ (a running or paused connector's are left alone)."""
         desired = self.params["offsets"]
-        live_offsets = [] if created else self.client.get_offsets(self.name)
         if created or live_state == "STOPPED":
+            live_offsets = [] if created else self.client.get_offsets(self.name)
             diff.append(offsets_diff(self.name, live_offsets, desired))
             if offsets_differ(live_offsets, desired):
                 self.write("alter offsets", self.client.alter_offsets, desired)

@@ -36,6 +36,9 @@ from ansible.module_utils.urls import ConnectionError as UrlsConnectionError
 from ansible.module_utils.urls import Request
 
 DEFAULT_URL = "http://localhost:8083"
+# The states a connector can be left in, for a connector's offsets to be set (KIP-875: while
+# STOPPED) and for a task to ask for: running, or held paused or stopped.
+CONNECTOR_STATES = ("running", "paused", "stopped")
 # Names the collection in the worker's request log (Python's default would be Python-urllib/3.x).
 USER_AGENT = "kafkaops.mirrormaker-connect_rest"
 CONFLICT = 409

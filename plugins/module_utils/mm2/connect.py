@@ -48,6 +48,7 @@ from collections import OrderedDict
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import plain, render_value, unknown_key_message
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import model as mm2_model
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.connect import rest as connect_rest
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.secrets import is_provider_reference, is_secret_key, is_secret_value
 
 MIRROR_PACKAGE = "org.apache.kafka.connect.mirror."
@@ -359,8 +360,8 @@ def externalize_secrets(configs, secrets_dir):
 # -------------------------------------------------------------------------- plan
 
 
-# The states the role leaves a connector in (connect_connector's state).
-CONNECTOR_STATES = ("running", "paused", "stopped")
+# The states the role leaves a connector in: connect_connector's, from their home.
+CONNECTOR_STATES = connect_rest.CONNECTOR_STATES
 
 
 def handover_seconds(worker):
