@@ -157,6 +157,11 @@ def ansible_playbook(playbook, *args):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
 
 
+def changed_by_host(output):
+    """host -> changed count, from a play's PLAY RECAP."""
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M)}
+
+
 def played(result):
     """The end of a play's output for an assertion message: Ansible writes a failed task's message to
     stderr, so stdout alone showed a red play's recap without its reason (dr, 2026-11-27)."""

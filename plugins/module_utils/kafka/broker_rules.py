@@ -73,6 +73,28 @@ def _security_faults(v, context):
     return found
 
 
+def _absent_faults(v):
+    """A broker taken out (kafka_broker_state: absent): its replicas are moved by kafka_broker_drain,
+    a kafka-python client on kafka_broker_admin_delegate_to, which reads no JAAS line or key store."""
+    found = []
+    if v["kafka_broker_move_throttle"] < 0:
+        found.append("kafka_broker_move_throttle: must be bytes per second, 0 (no throttle) or more (is %d)"
+                     % v["kafka_broker_move_throttle"])
+    if v["kafka_broker_move_timeout"] < 1:
+        found.append("kafka_broker_move_timeout: must be 1 second or more (is %d)" % v["kafka_broker_move_timeout"])
+    if v["kafka_broker_state"] != "absent":
+        return found
+    inter_broker = [item for item in v["kafka_broker_listeners"] or []
+                    if item.get("name") == v["kafka_broker_inter_broker_listener"]]
+    protocol = text(inter_broker[0].get("protocol", "PLAINTEXT")) if inter_broker else "PLAINTEXT"
+    if protocol != "PLAINTEXT" and not v["kafka_broker_admin_properties"]:
+        found.append("kafka_broker_admin_properties: kafka_broker_state is absent and the inter-broker listener "
+                     "%s is %s: give the client properties (kafka-python's, as kafka_acl takes them) of an admin "
+                     "that may reassign partitions, for the drain on %s"
+                     % (v["kafka_broker_inter_broker_listener"], protocol, text(v["kafka_broker_admin_delegate_to"])))
+    return found
+
+
 def faults(v, context=None):
     """Every refusal of the broker's own settings, in a stable order."""
     found = rules.name("kafka_broker_cluster_name", v["kafka_broker_cluster_name"], "a cluster name")
@@ -88,4 +110,5 @@ def faults(v, context=None):
     found += rules.unit_name("kafka_broker_service_name", v["kafka_broker_service_name"])
     found += rules.host("kafka_broker_advertised_host", v["kafka_broker_advertised_host"])
     found += rules.unit_values({var: v[var] for var in UNIT_VALUES}, UNIT_SECRET_HOME)
+    found += _absent_faults(v)
     return found + _security_faults(v, context or {})

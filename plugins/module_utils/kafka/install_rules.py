@@ -3,7 +3,8 @@
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
 """The kafka_common role's refusals (the Kafka release and its archive), run in preflight.
 
-``faults(v)`` takes the role's variables (``kafka_common_*``). The archive and its checksum file
+``faults(v, context)`` takes the role's variables (``kafka_common_*``) and the settings of the role
+that includes it, whose keys the release may have removed (``kafka/upgrade.py``). The archive and its checksum file
 are read on the controller now, not when the copy fails later.
 """
 
@@ -14,7 +15,7 @@ import re
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import text
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import checksum
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import checksum, upgrade
 
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 OLDEST = (3, 7, 0)
@@ -44,8 +45,9 @@ def _archive_faults(src, sha512):
     return []
 
 
-def faults(v, context=None):  # pylint: disable=unused-argument
-    """Every refusal of the install settings, in a stable order."""
+def faults(v, context=None):
+    """Every refusal of the install settings, in a stable order. ``context``: ``properties``, the
+    parent role's settings by variable ({variable: {key: value}}), for the keys the release removed."""
     found = []
     version = text(v["kafka_common_version"])
     if not VERSION_RE.match(version):
@@ -59,4 +61,6 @@ def faults(v, context=None):  # pylint: disable=unused-argument
         found.append("kafka_common_archive_sha512: is not 128 hex digits (got %d characters)" % len(sha512))
     found += rules.safe_path("kafka_common_install_root", v["kafka_common_install_root"])
     found += _archive_faults(text(v["kafka_common_archive_src"]), sha512)
+    if VERSION_RE.match(version):
+        found += upgrade.removed_faults(version, (context or {}).get("properties") or {})
     return found

@@ -64,12 +64,28 @@ def _listener_errors(me, errors):
         )
 
 
+def _absent_errors(me, brokers):
+    """Why ``me`` cannot be taken out (kafka_broker_state: absent); empty when it can or stays."""
+    if me.get("state", "present") != "absent":
+        return []
+    if "controller" in me["roles"]:
+        return ["kafka_broker_state: absent on %s, a KRaft controller (kafka_broker_process_roles %s): a controller "
+                "leaves the quorum with kafka-metadata-quorum.sh remove-controller, which this role does not do; "
+                "only broker-only nodes can be taken out" % (me["host"], ",".join(me["roles"]))]
+    if not [m for m in brokers if m.get("state", "present") != "absent"]:
+        return ["kafka_broker_state: absent on every broker of cluster %r: its partitions need brokers that stay"
+                % me["cluster"]]
+    return []
+
+
 def plan(selves, host):
     """Derive the KRaft layout of `host`'s cluster and everything wrong with it.
 
     `selves` holds one dict per host of the play: {host, cluster, node_id, roles, listeners,
     controller_listener, inter_broker_listener, advertised_host, bind_host, quorum_hosts, and
-    optionally cluster_id (the given kafka_broker_cluster_id)}. Returns
+    optionally cluster_id (the given kafka_broker_cluster_id) and state (kafka_broker_state)}. A
+    member taken out keeps its node id (ids derive from the members' order) but leaves the
+    bootstrap servers. Returns
     {cluster, node_id, members, brokers, voters, bootstrap_servers, listeners,
     advertised_listeners, protocol_map, errors}; every error names the variable at fault.
     """
@@ -129,8 +145,11 @@ def plan(selves, host):
         if h in node_ids
     )
     brokers = [m for m in members if "broker" in m["roles"]]
+    errors.extend(_absent_errors(me, brokers))
     bootstrap = []
     for member in brokers:
+        if member.get("state", "present") == "absent":
+            continue
         wanted = [item for item in member["listeners"] if item.get("name") == member["inter_broker_listener"]]
         if wanted:
             bootstrap.append("%s:%s" % (member["advertised_host"], wanted[0].get("port")))

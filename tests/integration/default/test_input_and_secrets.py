@@ -11,7 +11,7 @@ import re
 
 import pytest
 import yaml
-from conftest import REPO, ansible_playbook, hosts_of, node, targets
+from conftest import REPO, ansible_playbook, changed_by_host, hosts_of, node, targets
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
@@ -27,11 +27,6 @@ SECRETS = {
     "jmx-keystore": "S3cret-jmx-keystore",
     "pulse-answer": "S3cret-pulse-answer",
 }
-
-
-def _recap(output):
-    """host -> changed count from the PLAY RECAP."""
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M)}
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +104,6 @@ def test_bad_input_changes_no_host(tmp_path, bad, message):
     result = ansible_playbook("kafkaops.mirrormaker.site", "-e", "@%s" % extra)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-3000:]
-    recap = _recap(output)
+    recap = changed_by_host(output)
     assert recap and all(changed == 0 for changed in recap.values()), recap
     assert message in output, output[-3000:]

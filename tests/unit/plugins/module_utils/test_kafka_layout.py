@@ -116,3 +116,25 @@ def test_plan_accepts_one_given_cluster_id_per_cluster(hosts):
 def test_cluster_id_form(value, refused):
     expected = ["kafka_broker_cluster_id: %r is not a 22-character base64url id" % value] if refused else []
     assert layout.cluster_id_errors(value) == expected
+
+
+def test_a_broker_taken_out_keeps_the_node_ids_and_leaves_the_bootstrap_servers():
+    hosts = [me("c1", roles=["controller"]), me("b1", roles=["broker"]), me("b2", roles=["broker"], state="absent"),
+             me("b3", roles=["broker"])]
+    for host, node_id in (("b1", 1), ("b2", 2), ("b3", 3)):
+        plan = layout.plan(hosts, host)
+        assert plan["errors"] == [] and plan["node_id"] == node_id
+        assert plan["bootstrap_servers"] == "b1.example:9092,b3.example:9092"
+
+
+@pytest.mark.parametrize("hosts, host, fragment", [
+    ([me("c1", roles=["controller"], state="absent"), me("b1", roles=["broker"])], "c1",
+     "kafka_broker_state: absent on c1, a KRaft controller (kafka_broker_process_roles controller)"),
+    ([me("a1", state="absent"), me("a2")], "a1",
+     "kafka_broker_state: absent on a1, a KRaft controller (kafka_broker_process_roles broker,controller)"),
+    ([me("c1", roles=["controller"]), me("b1", roles=["broker"], state="absent")], "b1",
+     "kafka_broker_state: absent on every broker of cluster 'A'"),
+])
+def test_plan_refuses_taking_out_a_controller_or_the_last_broker(hosts, host, fragment):
+    errors = layout.plan(hosts, host)["errors"]
+    assert len(errors) == 1 and errors[0].startswith(fragment), errors

@@ -232,6 +232,16 @@ def test_install_refusals(changes, expected):
     assert install_rules.faults(with_values(INSTALL, **changes)) == expected
 
 
+@pytest.mark.parametrize("version, expected", [
+    ("3.9.1", []),
+    ("4.3.1", ["kafka_broker_properties: log.message.format.version was removed in Kafka 4.0 (kafka_common_version "
+               "4.3.1); use nothing: 4.0 writes the one message format (KIP-724)"]),
+])
+def test_install_refuses_settings_the_release_removed(version, expected):
+    context = {"properties": {"kafka_broker_properties": {"log.message.format.version": "3.0", "num.partitions": 1}}}
+    assert install_rules.faults(with_values(INSTALL, kafka_common_version=version), context) == expected
+
+
 @pytest.mark.parametrize("checksum, sha512, expected", [
     (None, "", "kafka_common_archive_src: {src}.sha512 is missing on the controller; put the release's .sha512 "
                "beside the archive or set kafka_common_archive_sha512"),
@@ -262,9 +272,11 @@ BROKER = {
     "kafka_broker_controller_listener": {"name": "CONTROLLER", "port": 9093, "protocol": "PLAINTEXT"},
     "kafka_broker_heap_opts": "-Xmx1g", "kafka_broker_jvm_performance_opts": "", "kafka_broker_opts": "",
     "kafka_broker_inter_broker_listener": "PLAINTEXT", "kafka_broker_scram_users": [], "kafka_broker_kerberos": {},
-    "kafka_broker_tls": {},
+    "kafka_broker_tls": {}, "kafka_broker_state": "present", "kafka_broker_move_throttle": 52428800,
+    "kafka_broker_move_timeout": 1800, "kafka_broker_admin_properties": {}, "kafka_broker_admin_delegate_to": "localhost",
 }
 SASL = [{"name": "SASL", "port": 9094, "protocol": "SASL_PLAINTEXT"}]
+SASL_PLAIN = {"sasl.enabled.mechanisms": "PLAIN", "sasl.mechanism.inter.broker.protocol": "PLAIN"}
 STORES = {"keystore": "/etc/kafka/tls/keystore.pem", "truststore": "/etc/kafka/tls/truststore.pem"}
 
 
@@ -315,6 +327,29 @@ def test_broker_defaults_pass():
       "kafka_broker_properties": {"sasl.enabled.mechanisms": "PLAIN"}}, []),
 ])
 def test_broker_refusals(changes, expected):
+    assert broker_rules.faults(with_values(BROKER, **changes), STORES) == expected
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"kafka_broker_state": "absent"}, []),
+    ({"kafka_broker_move_throttle": -1, "kafka_broker_move_timeout": 0},
+     ["kafka_broker_move_throttle: must be bytes per second, 0 (no throttle) or more (is -1)",
+      "kafka_broker_move_timeout: must be 1 second or more (is 0)"]),
+    # the drain's kafka-python client reads no JAAS line: a secured cluster needs the admin's properties
+    ({"kafka_broker_state": "absent", "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
+      "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};"},
+     ["kafka_broker_admin_properties: kafka_broker_state is absent and the inter-broker listener SASL is "
+      "SASL_PLAINTEXT: give the client properties (kafka-python's, as kafka_acl takes them) of an admin that may "
+      "reassign partitions, for the drain on localhost"]),
+    ({"kafka_broker_state": "absent", "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
+      "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};",
+      "kafka_broker_admin_properties": {"security.protocol": "SASL_PLAINTEXT"}}, []),
+    # present: the admin's properties are not needed
+    ({"kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
+      "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};"},
+     []),
+])
+def test_broker_taken_out(changes, expected):
     assert broker_rules.faults(with_values(BROKER, **changes), STORES) == expected
 
 
