@@ -12,8 +12,8 @@ short_description: Move every partition replica off a Kafka broker before it lea
 version_added: 0.1.0
 description:
   - Reads, with kafka-python, which partitions have a replica on broker O(broker_id), internal topics
-    included. None: nothing to do.
-  - Without O(move), refuses while any is left, naming each partition (C(topic-partition)): a broker
+    included. With none there is nothing to do.
+  - Without O(move), refuses while any is left, naming each partition (C(topic-partition)); a broker
     that still holds replicas must not simply stop.
   - With O(move), gives each such partition a new replica set in which a broker that stays takes the
     leaving broker's place, the broker with the fewest replicas first (the rule is in
@@ -23,7 +23,7 @@ description:
   - Waits until the cluster runs no reassignment of those partitions and none has a replica on the
     broker left, at most O(wait_timeout) seconds. A reassignment already running when the task
     starts (one an earlier run left) is waited for first.
-  - The broker may be stopped, or no longer registered: its replicas are then copied from the others.
+  - The broker may be stopped, or no longer registered; its replicas are then copied from the others.
     RV(registered) tells whether the KRaft controllers still have it registered.
 options:
   broker_id:
@@ -39,7 +39,7 @@ options:
   throttle:
     description:
       - The replication rate, in bytes per second, each broker the moves touch may spend on them
-        (C(leader.replication.throttled.rate) and C(follower.replication.throttled.rate)). V(0): no
+        (C(leader.replication.throttled.rate) and C(follower.replication.throttled.rate)). V(0) sets no
         throttle.
     type: int
     default: 52428800
@@ -194,8 +194,8 @@ class Cluster(object):
         failed = sorted("%s %s: %s" % (kind, name, result) for kind, results in answer.items()
                         for name, result in results.items() if result != "OK")
         if failed:
-            raise Failed("%s the replication throttle failed: %s" % ("removing" if delete else "setting",
-                                                                      "; ".join(failed)))
+            raise Failed("%s the replication throttle failed: %s"
+                         % ("removing" if delete else "setting", "; ".join(failed)))
 
     @staticmethod
     def _ops(settings, delete):
@@ -286,9 +286,9 @@ def main():
         extra = exc.args[1] if len(exc.args) > 1 else {}
         module.fail_json(msg=exc.args[0], **extra)
     moved = len(result["moves"])
+    verb = "would move" if module.check_mode else "moved"
     result["msg"] = ("broker %d holds no replica" % params["broker_id"] if not result["held"] else
-                     "%s %d partitions off broker %d" % ("would move" if module.check_mode else "moved", moved,
-                                                          params["broker_id"]))
+                     "%s %d partitions off broker %d" % (verb, moved, params["broker_id"]))
     module.exit_json(**result)
 
 

@@ -7,7 +7,6 @@ Each check concerns the whole deployment, so it runs once, from the first Mirror
 from __future__ import annotations
 
 import base64
-import re
 import time
 
 import pytest
