@@ -84,27 +84,42 @@ def produce(host, bootstrap, topic, lines, *extra):
     assert result.rc == 0, result.stderr
 
 
-PRODUCER = """import time
-for i in range(%d):
+PRODUCER = """import os
+import time
+written = 0
+for i in range(%(count)d):
+    if os.path.exists("/tmp/%(unit)s.stop"):
+        break
     print("seq-%%05d" %% i, flush=True)
-    time.sleep(%s)
+    written += 1
+    time.sleep(%(interval)s)
+with open("/tmp/%(unit)s.count", "w") as out:
+    out.write(str(written))
 """
 
 
 class Producer(object):
     """Records seq-00000, seq-00001, ... written into `topic` one every `interval` seconds by a
-    console producer (acks=all) under systemd-run on `host`, while a test changes the deployment."""
+    console producer (acks=all) under systemd-run on `host`, while a test changes the deployment:
+    `count` of them, or fewer if `stop` is called first (a run whose length the machine decides)."""
 
     def __init__(self, host, bootstrap, topic, count, interval=0.03):
         self.host, self.count, self.unit = host, count, unique("producer")
-        host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, PRODUCER % (count, interval)))
+        script = PRODUCER % {"count": count, "interval": interval, "unit": self.unit}
+        host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, script))
         host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
                         "--bootstrap-server %s --topic %s --producer-property acks=all'"
                         % (self.unit, self.unit, BIN, bootstrap, topic))
 
     @property
     def records(self):
-        return {"seq-%05d" % i for i in range(self.count)}
+        """What it wrote: all `count` records, or as many as it had when it stopped."""
+        written = self.host.run("cat /tmp/%s.count" % self.unit).stdout.strip()
+        return {"seq-%05d" % i for i in range(int(written) if written else self.count)}
+
+    def stop(self):
+        """Ask it to write no more; wait() then waits for what it wrote to be acknowledged."""
+        self.host.run_expect([0], "touch /tmp/%s.stop" % self.unit)
 
     def running(self):
         return self.host.run("systemctl is-active %s" % self.unit).stdout.strip() == "active"

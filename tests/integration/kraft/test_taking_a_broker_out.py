@@ -58,7 +58,9 @@ def test_a_broker_taken_out_moves_its_replicas_off_under_load_and_comes_back(hos
                  if line and not line.startswith("#"))
     node_id = int(props["node.id"])
     a, stay = bootstrap("kafka_a_brokers"), ",".join("%s:9092" % h for h in names[:-1])
-    topic, count = unique("kraft-out"), 3000
+    # the producer writes until the runs are done, however long this machine makes them (a fixed
+    # 3000 records, 60 s, ended before the first run did on a loaded two-core machine)
+    topic, count = unique("kraft-out"), 99999
     # four partitions of three replicas on four brokers: the leaving one holds three of them
     kafka(host, "kafka-topics.sh", "--bootstrap-server", a, "--create", "--topic", topic, "--partitions", "4",
           "--replication-factor", "3", "--config", "min.insync.replicas=2")
@@ -91,8 +93,11 @@ def test_a_broker_taken_out_moves_its_replicas_off_under_load_and_comes_back(hos
         rerun = ansible_playbook("kafkaops.mirrormaker.kafka", "-i", moved)
         assert rerun.returncode == 0, played(rerun)
         assert changed_by_host(rerun.stdout)[leave_name] == 0, played(rerun)
+        assert producer.running(), "the producer stopped before the second run ended"
+        producer.stop()
         producer.wait(timeout=600)
         expected = producer.records
+        count = len(expected)
         on_a = set(consume(host, stay, topic, count, 60000))
         assert on_a == expected, "lost on A: %s" % sorted(expected - on_a)[:20]
         remote = "A." + topic
@@ -105,6 +110,7 @@ def test_a_broker_taken_out_moves_its_replicas_off_under_load_and_comes_back(hos
         assert re.search(r"PASS\s+reconcile\s+A->B\s+%s -> %s" % (re.escape(topic), re.escape(remote)),
                          smoke.stdout), smoke.stdout[-3000:]
     finally:
+        producer.stop()
         back = ansible_playbook("kafkaops.mirrormaker.kafka")
         assert back.returncode == 0, played(back)
     assert leave.service("kafka").is_running and leave.service("kafka").is_enabled
