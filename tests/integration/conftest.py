@@ -113,9 +113,9 @@ class Producer(object):
 
     @property
     def records(self):
-        """What it wrote: all `count` records, or as many as it had when it stopped."""
-        written = self.host.run("cat /tmp/%s.count" % self.unit).stdout.strip()
-        return {"seq-%05d" % i for i in range(int(written) if written else self.count)}
+        """What it wrote: all `count` records, or, once wait() has returned after a stop, as many as it
+        had written by then."""
+        return {"seq-%05d" % i for i in range(self.count)}
 
     def stop(self):
         """Ask it to write no more; wait() then waits for what it wrote to be acknowledged."""
@@ -128,6 +128,8 @@ class Producer(object):
         wait_until("producer %s to finish" % self.unit, lambda: not self.running(), timeout=timeout)
         result = self.host.run("systemctl show -p Result --value %s" % self.unit).stdout.strip()
         assert result in ("success", ""), "producer %s ended with %s" % (self.unit, result)
+        # read once here, not on every `records`: tests poll `records` while MirrorMaker catches up
+        self.count = int(self.host.run_expect([0], "cat /tmp/%s.count" % self.unit).stdout.strip())
 
 
 def consume(host, bootstrap, topic, count, timeout_ms=60000, *extra):
