@@ -300,13 +300,17 @@ class ConnectionErrors(logging.Handler):
         if match:
             self.reasons.append(match.group(1))
 
+    # an attempt the deadline cut short: a request, or a SASL exchange a loaded broker answered late
+    _TIMEOUTS = ("RequestTimedOutError", "KafkaTimeoutError")
+
     @property
     def reason(self):
         """The most telling of the reasons: a refused login (kafka-python reads the broker's
         answer only in some attempts; in others it sees the connection close first), else the last
-        one that is not a timeout (the bootstrap deadline cuts the last attempt short), else None."""
-        for wanted in ("Authentication", ""):
-            found = [r for r in self.reasons if wanted in r and "RequestTimedOutError" not in r]
+        one that is not a timeout (the bootstrap deadline cuts the last attempt short), else the
+        last timeout, else None."""
+        for wanted in ("AuthenticationFailed", ""):
+            found = [r for r in self.reasons if wanted in r and not any(t in r for t in self._TIMEOUTS)]
             if found:
                 return found[-1]
         return self.reasons[-1] if self.reasons else None

@@ -328,6 +328,8 @@ CERT = ("KafkaConnectionError: Handshake failed: [SSL: CERTIFICATE_VERIFY_FAILED
         "self-signed certificate (_ssl.c:1006)")
 LOGIN = ("[Error 58] SaslAuthenticationFailedError: SaslAuthenticationFailedError: Authentication failed: "
          "Invalid username or password")
+# kafka-python 3.0.12, when the bootstrap deadline passes during the SASL exchange
+SASL_LATE = "KafkaTimeoutError: SASL Authentication timed out"
 
 
 @pytest.mark.parametrize("messages, reason", [
@@ -346,6 +348,13 @@ LOGIN = ("[Error 58] SaslAuthenticationFailedError: SaslAuthenticationFailedErro
     (["Bootstrap connection to bootstrap-0 failed: %s (backoff 0.06 secs)" % LOGIN,
       "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected (backoff 0.12 secs)"],
      LOGIN),
+    # a loaded broker answered one login too late: the attempts it did answer tell more
+    (["Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected (backoff 0.06 secs)",
+      "Bootstrap connection to bootstrap-0 failed: %s (backoff 0.12 secs)" % SASL_LATE],
+     "KafkaConnectionError: socket disconnected"),
+    (["Bootstrap connection to bootstrap-0 failed: %s (backoff 0.06 secs)" % SASL_LATE,
+      "Bootstrap connection to bootstrap-0 failed: %s (backoff 0.12 secs)" % LOGIN], LOGIN),
+    (["Bootstrap connection to bootstrap-0 failed: %s" % SASL_LATE], SASL_LATE),
 ])
 def test_the_connection_error_kafka_python_logged(messages, reason):
     assert logged(*messages) == reason
