@@ -98,7 +98,8 @@ def _all_arrive(host, producer, remote):
 
 def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
     a = cluster_bootstrap("kafka_a")
-    topic, count = unique("mm2-rolling"), 1500
+    # the producer writes until the restarts are done (stop()), however long the machine makes them
+    topic, count = unique("mm2-rolling"), 99999
     remote = _mirrored_topic(host, a_host, topic)
     # Records keep flowing into A while both MirrorMaker nodes restart one after the other.
     producer = Producer(a_host, a, topic, count)
@@ -111,6 +112,8 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
         after = node(host, name).check_output(
             "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
         assert int(after) > int(before), "%s was not restarted" % name
+    assert producer.running(), "the producer stopped before the restarts ended: not a restart under load"
+    producer.stop()
     _all_arrive(host, producer, remote)
 
 
@@ -150,7 +153,7 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
     assert leave.service("kafka-mirrormaker").is_running
 
     a = cluster_bootstrap("kafka_a")
-    topic, count = unique("mm2-scale-in"), 4000
+    topic, count = unique("mm2-scale-in"), 99999  # written until stop(), after both runs
     remote = _mirrored_topic(host, a_host, topic)
     before = [_running_tasks(keep), _running_tasks(leave)]
     total = {c: before[0].get(c, 0) + before[1].get(c, 0) for c in set(before[0]) | set(before[1])}
@@ -174,8 +177,11 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
         assert again.returncode == 0, played(again)
         changed = changed_by_host(again.stdout)
         assert changed[names[1]] == 0 and changed[names[0]] == 0, played(again)
+        assert producer.running(), "the producer stopped before the second run ended"
+        producer.stop()
         _all_arrive(host, producer, remote)
     finally:
+        producer.stop()
         back = ansible_playbook("kafkaops.mirrormaker.mirrormaker")
         assert back.returncode == 0, played(back)
     assert leave.service("kafka-mirrormaker").is_running and leave.service("kafka-mirrormaker").is_enabled

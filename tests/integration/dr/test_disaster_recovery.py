@@ -515,7 +515,7 @@ def test_a_worker_taken_out_by_the_variable_hands_its_connectors_over_and_loses_
             % (leave_name, keep_name)) in refused.stdout + refused.stderr, played(refused)
     assert leave.service("kafka-connect").is_running
 
-    topic, count = unique("dr-scale-in"), 4000
+    topic, count = unique("dr-scale-in"), 99999  # written until stop(), after both runs
     a, b = a_host(host), b_host(host)
     kafka(a, "kafka-topics.sh", "--bootstrap-server", cluster_bootstrap("kafka_a"), "--create", "--topic", topic,
           "--partitions", "2", "--replication-factor", "1")
@@ -540,6 +540,8 @@ def test_a_worker_taken_out_by_the_variable_hands_its_connectors_over_and_loses_
         assert again.returncode == 0, played(again)
         for name in (keep_name, leave_name):
             assert re.search(r"^%s\s+: ok=\d+\s+changed=0 " % re.escape(name), again.stdout, re.MULTILINE), played(again)
+        assert producer.running(), "the producer stopped before the second run ended"
+        producer.stop()
         producer.wait()
 
         def on_b():
@@ -548,9 +550,12 @@ def test_a_worker_taken_out_by_the_variable_hands_its_connectors_over_and_loses_
                         timeout=120, check=False).stdout.split()
             return got if producer.records <= set(got) else None
 
-        got = wait_until("all %d records of %s on B (read_committed)" % (count, topic), on_b, timeout=300, interval=5)
-        print("%s on B: %d records for %d produced, %d duplicates" % (topic, len(got), count, len(got) - len(set(got))))
+        got = wait_until("all %d records of %s on B (read_committed)" % (producer.count, topic), on_b, timeout=300,
+                         interval=5)
+        print("%s on B: %d records for %d produced, %d duplicates"
+              % (topic, len(got), producer.count, len(got) - len(set(got))))
     finally:
+        producer.stop()
         back = ansible_playbook(connect_yml)
         assert back.returncode == 0, played(back)
     assert leave.service("kafka-connect").is_running and leave.service("kafka-connect").is_enabled
