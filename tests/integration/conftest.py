@@ -100,25 +100,41 @@ with open("/tmp/%(unit)s.count", "w") as out:
 
 class Producer(object):
     """Records seq-00000, seq-00001, ... written into `topic` one every `interval` seconds by a
-    console producer (acks=all) under systemd-run on `host`, while a test changes the deployment:
-    `count` of them, or fewer if `stop` is called first (a run whose length the machine decides)."""
+    console producer (acks=all) under systemd-run on `host`, while a test changes the deployment.
+    It writes until `finish` (or `stop`): the change, not a count, decides how many, since a fixed
+    count that an idle machine needs 60 s to write ended before the change did on a loaded one."""
 
-    def __init__(self, host, bootstrap, topic, count, interval=0.03):
-        self.host, self.count, self.unit = host, count, unique("producer")
-        script = PRODUCER % {"count": count, "interval": interval, "unit": self.unit}
+    # more than any change here lasts at the smallest interval: only a stop ends the writing
+    LIMIT = 99999
+
+    def __init__(self, host, bootstrap, topic, interval=0.03):
+        self.host, self.count, self.unit = host, self.LIMIT, unique("producer")
+        script = PRODUCER % {"count": self.count, "interval": interval, "unit": self.unit}
         host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, script))
         host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
                         "--bootstrap-server %s --topic %s --producer-property acks=all'"
                         % (self.unit, self.unit, BIN, bootstrap, topic))
 
+    def writing(self, during):
+        """Assert it is still writing once `during` (a part of the change) is over: else that part
+        did not run under load."""
+        assert self.running(), "the producer stopped before %s ended: not a change under load" % during
+
+    def finish(self, during, timeout=300):
+        """The change under load ended with `during`: assert it wrote throughout, stop it and wait
+        until what it wrote is acknowledged (`records` is then what it wrote)."""
+        self.writing(during)
+        self.stop()
+        self.wait(timeout=timeout)
+
     @property
     def records(self):
-        """What it wrote: all `count` records, or, once wait() has returned after a stop, as many as it
-        had written by then."""
+        """What it wrote, once wait() has returned."""
         return {"seq-%05d" % i for i in range(self.count)}
 
     def stop(self):
-        """Ask it to write no more; wait() then waits for what it wrote to be acknowledged."""
+        """Ask it to write no more (again is harmless: a test's `finally` stops it whatever failed);
+        wait() then waits for what it wrote to be acknowledged."""
         self.host.run_expect([0], "touch /tmp/%s.stop" % self.unit)
 
     def running(self):

@@ -89,8 +89,7 @@ def _mirrored_topic(host, a_host, topic):
 
 
 def _all_arrive(host, producer, remote):
-    """Every record the producer wrote is in `remote` on B (duplicates allowed)."""
-    producer.wait()
+    """Every record the finished producer wrote is in `remote` on B (duplicates allowed)."""
     wait_until("all %d records in %s" % (producer.count, remote),
                lambda: producer.records <= set(consume(host, cluster_bootstrap("kafka_b"), remote, producer.count * 2,
                                                        20000)) or None, timeout=300)
@@ -98,11 +97,10 @@ def _all_arrive(host, producer, remote):
 
 def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
     a = cluster_bootstrap("kafka_a")
-    # the producer writes until the restarts are done (stop()), however long the machine makes them
-    topic, count = unique("mm2-rolling"), 99999
+    topic = unique("mm2-rolling")
     remote = _mirrored_topic(host, a_host, topic)
     # Records keep flowing into A while both MirrorMaker nodes restart one after the other.
-    producer = Producer(a_host, a, topic, count)
+    producer = Producer(a_host, a, topic)
     started = {n: node(host, n)
                .check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
                for n in hosts_of("mirrormakers")}
@@ -112,8 +110,7 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
         after = node(host, name).check_output(
             "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
         assert int(after) > int(before), "%s was not restarted" % name
-    assert producer.running(), "the producer stopped before the restarts ended: not a restart under load"
-    producer.stop()
+    producer.finish("the restarts")
     _all_arrive(host, producer, remote)
 
 
@@ -153,11 +150,11 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
     assert leave.service("kafka-mirrormaker").is_running
 
     a = cluster_bootstrap("kafka_a")
-    topic, count = unique("mm2-scale-in"), 99999  # written until stop(), after both runs
+    topic = unique("mm2-scale-in")
     remote = _mirrored_topic(host, a_host, topic)
     before = [_running_tasks(keep), _running_tasks(leave)]
     total = {c: before[0].get(c, 0) + before[1].get(c, 0) for c in set(before[0]) | set(before[1])}
-    producer = Producer(a_host, a, topic, count, interval=0.05)
+    producer = Producer(a_host, a, topic, interval=0.05)
     try:
         started = time.monotonic()
         result = ansible_playbook("kafkaops.mirrormaker.mirrormaker", "-i", extra)
@@ -166,7 +163,7 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
         # read at once: the run itself waited until the node that stays ran them
         after = _running_tasks(keep)
         assert all(after.get(c, 0) >= n for c, n in total.items()), (total, after)
-        assert producer.running(), "the producer stopped before the run ended: not a run under load"
+        producer.writing("the run")
         assert not leave.file("/etc/systemd/system/kafka-mirrormaker.service").exists
         assert not leave.service("kafka-mirrormaker").is_running
         assert not leave.file("/etc/kafka-mirrormaker").exists and not leave.file("/var/log/kafka-mirrormaker").exists
@@ -177,8 +174,7 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
         assert again.returncode == 0, played(again)
         changed = changed_by_host(again.stdout)
         assert changed[names[1]] == 0 and changed[names[0]] == 0, played(again)
-        assert producer.running(), "the producer stopped before the second run ended"
-        producer.stop()
+        producer.finish("the second run")
         _all_arrive(host, producer, remote)
     finally:
         producer.stop()
