@@ -208,7 +208,7 @@ def wait_done(cluster, partitions, broker, deadline, clock=time.monotonic, sleep
     """Wait until no reassignment moves ``partitions`` and none has a replica on ``broker``; the
     partitions still moving (or still on it) when ``deadline`` passes, else []."""
     while True:
-        moving = cluster.reassigning(partitions) if partitions else cluster.reassigning()
+        moving = cluster.reassigning(partitions)
         if not moving:
             moving = reassign.held(cluster.assignment(), broker) if broker is not None else []
         if not moving or clock() >= deadline:
