@@ -23,11 +23,15 @@ private network, with the clusters' host names pointing at it, so the preflight 
   python3 tests/golden/render.py            compare every case with tests/golden/expected
   python3 tests/golden/render.py --update   rewrite the expected files (review the git diff)
   python3 tests/golden/render.py CASE ...   only those cases
+
+Cases run two at a time by default (--jobs): each is one ansible-playbook process at a time, and
+the gate runs this beside the live-broker tests, which leave the machine idle much of the time.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import difflib
 import json
 import os
@@ -280,6 +284,12 @@ def render(name):
     return result["files"]
 
 
+def timed_render(name):
+    started = time.monotonic()
+    got = render(name)
+    return got, time.monotonic() - started
+
+
 def expected_files(name):
     root = os.path.join(EXPECTED, name)
     found = {}
@@ -325,27 +335,30 @@ def update(name, got):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--update", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N", help="cases run at once (default 2)")
     parser.add_argument("--inside", nargs=2, metavar=("CASE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("cases", nargs="*", choices=sorted(CASES) + [[]], default=[])
     args = parser.parse_args()
     if args.inside:
         inside(*args.inside)
         return 0
-    failed = False
-    for name in args.cases or sorted(CASES):
-        started = time.monotonic()
-        got = render(name)
-        count = sum(len(files) for files in got.values())
-        if args.update:
-            update(name, got)
-            print("golden: %s: %d files written (%.0f s)" % (name, count, time.monotonic() - started))
-            continue
-        problems = compare(name, got)
-        print("golden: %s: %d files, %s (%.0f s)" % (name, count, "%d differ" % len(problems) if problems else "identical",
-                                                     time.monotonic() - started))
-        for problem in problems:
-            print(problem)
-        failed = failed or bool(problems)
+    names = args.cases or sorted(CASES)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # each case's outcome in the cases' order, printed as soon as the cases before it are done
+        outcomes = pool.map(timed_render, names)
+        failed = False
+        for name, (got, seconds) in zip(names, outcomes):
+            count = sum(len(files) for files in got.values())
+            if args.update:
+                update(name, got)
+                print("golden: %s: %d files written (%.0f s)" % (name, count, seconds), flush=True)
+                continue
+            problems = compare(name, got)
+            print("golden: %s: %d files, %s (%.0f s)" % (name, count, "%d differ" % len(problems) if problems else "identical",
+                                                         seconds), flush=True)
+            for problem in problems:
+                print(problem)
+            failed = failed or bool(problems)
     return 1 if failed else 0
 
 
