@@ -13,6 +13,7 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import layout as kafka_layout
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import tls as kafka_tls
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import upgrade as kafka_upgrade
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import rules
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import scale_in
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import probe_config as probe_config_utils
@@ -94,6 +95,23 @@ def kafkaops_remaining(hosts, hostvars, state_var):
 def kafkaops_left(hosts, hostvars, role):
     """Hosts of ``hosts`` whose ``role`` service this run took out (module_utils/common/scale_in.py)."""
     return scale_in.left(hostvars, list(hosts or []), role)
+
+
+def kafka_features(text):
+    """{feature: finalized level} from ``kafka-features.sh describe`` (module_utils/kafka/upgrade.py)."""
+    return kafka_upgrade.parse_features(text)
+
+
+def kafka_finalize_needed(release, finalized_level):
+    """Whether a cluster at ``finalized_level`` (metadata.version) is behind ``release``."""
+    return kafka_upgrade.finalize_needed(release, finalized_level)
+
+
+def kafka_upgrade_plan(nodes, target, finalized):
+    """{steps, faults, release} of an upgrade to ``target`` (module_utils/kafka/upgrade.py)."""
+    return {"steps": kafka_upgrade.steps(list(nodes or []), target),
+            "faults": kafka_upgrade.downgrade_faults(target, dict(finalized or {})),
+            "release": kafka_upgrade.finalize_release(target)}
 
 
 def kafkaops_scale_in_faults(host, state_var, peers, play_hosts, hostvars):
@@ -223,4 +241,7 @@ class FilterModule:
             "kafka_tls_listeners": kafka_tls_listeners,
             "kafka_tls_properties": kafka_tls_properties,
             "kafka_probe_config": kafka_probe_config,
+            "kafka_features": kafka_features,
+            "kafka_finalize_needed": kafka_finalize_needed,
+            "kafka_upgrade_plan": kafka_upgrade_plan,
         }

@@ -86,7 +86,7 @@ def plan(selves, host):
     optionally cluster_id (the given kafka_broker_cluster_id) and state (kafka_broker_state)}. A
     member taken out keeps its node id (ids derive from the members' order) but leaves the
     bootstrap servers. Returns
-    {cluster, node_id, members, brokers, voters, bootstrap_servers, listeners,
+    {cluster, node_id, members, brokers, first_broker, voters, bootstrap_servers, listeners,
     advertised_listeners, protocol_map, errors}; every error names the variable at fault.
     """
     by_host = {s["host"]: s for s in selves}
@@ -174,6 +174,8 @@ def plan(selves, host):
         "node_id": node_ids[host],
         "members": member_hosts,
         "brokers": [m["host"] for m in brokers],
+        # The broker that answers for the cluster in one-per-cluster tasks (its feature levels).
+        "first_broker": next((m["host"] for m in brokers if m.get("state", "present") != "absent"), ""),
         "voters": voters,
         "bootstrap_servers": ",".join(bootstrap),
         "errors": errors,

@@ -1,22 +1,31 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops maintainers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""Settings a Kafka release no longer has.
+"""Rolling upgrades from the installed Kafka release to ``kafka_common_version`` (playbooks/upgrade.yml).
 
-``removed_faults``: settings Kafka 4.0 removed (its upgrade notes, KIP-724 and KIP-937), which a
-4.x broker rejects or ignores: refused with what to use instead, before anything changes, so a
-move to 4.x does not fail (or quietly change behaviour) on its first broker restart.
+* ``steps``: the order nodes are upgraded in, one at a time: KRaft controllers (combined nodes
+  included), then brokers, then Connect workers, then MirrorMaker nodes, as Kafka's upgrade notes
+  ask (the controllers first, so that no broker runs a release its controllers do not know).
+* ``parse_features`` and ``downgrade_faults``: a cluster's finalized ``metadata.version`` (as
+  ``kafka-features.sh describe`` prints it) holds records older releases cannot read; a release
+  older than it is refused, naming the variable.
+* ``finalize_release``: the ``--release-version`` to finalize once every node of a cluster runs
+  the new release (``kafka-features.sh upgrade --release-version``).
+* ``removed_faults``: settings Kafka 4.0 removed (its upgrade notes, KIP-724 and KIP-937), which a
+  4.x broker rejects or ignores: refused with what to use instead, before anything changes.
 
-Pure: kafka_common's preflight hands it the release and the including role's settings.
+Pure: the playbook reads the hosts and the clusters and hands the readings here.
 """
 
 from __future__ import annotations
 
 import re
 
+ORDER = ("controller", "broker", "connect", "mirrormaker")
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+_FEATURE = re.compile(r"Feature:\s*(\S+).*?FinalizedVersionLevel:\s*(\S+)")
 
-# Broker settings Kafka 4.0 removed, and what to use instead (Kafka's 4.0 upgrade notes).
+# Settings Kafka 4.0 removed, and what to use instead (Kafka's 4.0 upgrade notes).
 REMOVED_IN_4 = {
     "log.message.format.version": "nothing: 4.0 writes the one message format (KIP-724)",
     "message.format.version": "nothing: 4.0 writes the one message format (KIP-724)",
@@ -27,6 +36,11 @@ REMOVED_IN_4 = {
     "auto.include.jmx.reporter": "metric.reporters (org.apache.kafka.common.metrics.JmxReporter)",
     "metrics.jmx.blacklist": "metrics.jmx.exclude",
     "metrics.jmx.whitelist": "metrics.jmx.include",
+    "topics.blacklist": "topics.exclude",
+    "groups.blacklist": "groups.exclude",
+    "config.properties.blacklist": "config.properties.exclude",
+    "use.incremental.alter.configs": "nothing: MirrorMaker 2 always uses incremental alter configs",
+    "add.source.alias.to.metrics": "nothing: the metrics name the source alias",
 }
 
 
@@ -36,6 +50,64 @@ def version(text):
     if not match:
         return None
     return tuple(int(part or 0) for part in match.groups())
+
+
+def steps(nodes, target):
+    """The upgrade's order: ``nodes`` ([{host, kind, installed}], kind one of ORDER, installed the
+    version the host runs or '' for none) sorted by kind, keeping their order within a kind, each
+    with ``from``, ``to`` and ``action``: 'upgrade', 'downgrade', 'install' (nothing installed) or
+    'none' (already at ``target``)."""
+    out = []
+    for node in sorted(nodes, key=lambda n: ORDER.index(n["kind"])):
+        installed = node.get("installed") or ""
+        if not installed:
+            action = "install"
+        elif version(installed) == version(target):
+            action = "none"
+        else:
+            action = "upgrade" if version(installed) < version(target) else "downgrade"
+        out.append({"host": node["host"], "kind": node["kind"], "from": installed, "to": target, "action": action})
+    return out
+
+
+def parse_features(text):
+    """{feature: finalized level} from ``kafka-features.sh describe``; a feature not finalized
+    (level 0 or '-') is left out."""
+    found = {}
+    for line in (text or "").splitlines():
+        match = _FEATURE.search(line)
+        if match and match.group(2) not in ("0", "-", "none", "UNKNOWN"):
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def downgrade_faults(target, finalized):
+    """Messages for each cluster ({cluster: finalized metadata.version}) whose finalized level is
+    newer than the release ``target`` (metadata versions name the release that brought them)."""
+    faults = []
+    wanted = version(target)
+    for cluster in sorted(finalized):
+        level = finalized[cluster]
+        have = version(level)
+        if wanted is None or have is None:
+            continue
+        if wanted[:2] < have[:2]:
+            faults.append("kafka_common_version: %s is older than cluster %s's finalized metadata.version %s, whose "
+                          "records %s cannot read; a finalized level is never lowered by this playbook"
+                          % (target, cluster, level, target))
+    return faults
+
+
+def finalize_release(target):
+    """The ``--release-version`` for ``target`` (``4.3`` for 4.3.1)."""
+    major, minor, _patch = version(target)
+    return "%d.%d" % (major, minor)
+
+
+def finalize_needed(target, finalized_level):
+    """Whether a cluster whose metadata.version is ``finalized_level`` is behind release ``target``."""
+    have, wanted = version(finalized_level), version(target)
+    return have is None or wanted is None or have[:2] < wanted[:2]
 
 
 def removed_faults(target, properties_by_variable):

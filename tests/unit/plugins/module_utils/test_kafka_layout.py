@@ -125,6 +125,8 @@ def test_a_broker_taken_out_keeps_the_node_ids_and_leaves_the_bootstrap_servers(
         plan = layout.plan(hosts, host)
         assert plan["errors"] == [] and plan["node_id"] == node_id
         assert plan["bootstrap_servers"] == "b1.example:9092,b3.example:9092"
+    hosts[1]["state"] = "absent"
+    assert layout.plan(hosts, "b3")["first_broker"] == "b3"
 
 
 @pytest.mark.parametrize("hosts, host, fragment", [

@@ -1,9 +1,21 @@
 # -*- coding: utf-8 -*-
-"""Settings a Kafka release no longer has (module_utils/kafka/upgrade.py)."""
+"""Rolling upgrades (module_utils/kafka/upgrade.py)."""
 
 import pytest
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import upgrade
+
+# as kafka-features.sh describe prints it (4.3 and 3.9 tools: tab-separated)
+DESCRIBE_39 = (
+    "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 9\n"
+    "Feature: metadata.version\tSupportedMinVersion: 3.0-IV1\tSupportedMaxVersion: 3.9-IV0\t"
+    "FinalizedVersionLevel: 3.9-IV0\tEpoch: 9\n"
+)
+DESCRIBE_43 = (
+    "Feature: group.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 1\tEpoch: 40\n"
+    "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: 4.3-IV0\t"
+    "FinalizedVersionLevel: 4.3-IV0\tEpoch: 40\n"
+)
 
 
 @pytest.mark.parametrize("text, parsed", [
@@ -12,6 +24,50 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import 
 ])
 def test_version(text, parsed):
     assert upgrade.version(text) == parsed
+
+
+def test_steps_run_controllers_then_brokers_then_connect_then_mirrormaker_in_inventory_order():
+    nodes = [{"host": "mm1", "kind": "mirrormaker", "installed": "3.9.1"},
+             {"host": "b2", "kind": "broker", "installed": "3.9.1"},
+             {"host": "w1", "kind": "connect", "installed": "4.3.1"},
+             {"host": "c1", "kind": "controller", "installed": "3.9.1"},
+             {"host": "b1", "kind": "broker", "installed": "4.4.0"},
+             {"host": "new", "kind": "broker", "installed": ""}]
+    assert [(s["host"], s["action"]) for s in upgrade.steps(nodes, "4.3.1")] == [
+        ("c1", "upgrade"), ("b2", "upgrade"), ("b1", "downgrade"), ("new", "install"), ("w1", "none"),
+        ("mm1", "upgrade")]
+    assert upgrade.steps(nodes[:1], "4.3.1") == [
+        {"host": "mm1", "kind": "mirrormaker", "from": "3.9.1", "to": "4.3.1", "action": "upgrade"}]
+
+
+@pytest.mark.parametrize("text, features", [
+    (DESCRIBE_39, {"metadata.version": "3.9-IV0"}),
+    (DESCRIBE_43, {"group.version": "1", "metadata.version": "4.3-IV0"}),
+    ("", {}),
+])
+def test_parse_features(text, features):
+    assert upgrade.parse_features(text) == features
+
+
+@pytest.mark.parametrize("target, finalized, faults", [
+    ("4.3.1", {"A": "3.9-IV0"}, []),
+    ("3.9.1", {"A": "3.9-IV0"}, []),
+    # a patch release of the finalized line is the same metadata
+    ("4.3.0", {"A": "4.3-IV0"}, []),
+    ("3.9.1", {"A": "4.3-IV0", "B": "3.9-IV0"},
+     ["kafka_common_version: 3.9.1 is older than cluster A's finalized metadata.version 4.3-IV0, whose records "
+      "3.9.1 cannot read; a finalized level is never lowered by this playbook"]),
+])
+def test_downgrade_faults(target, finalized, faults):
+    assert upgrade.downgrade_faults(target, finalized) == faults
+
+
+@pytest.mark.parametrize("target, level, needed", [
+    ("4.3.1", "3.9-IV0", True), ("4.3.1", "4.3-IV0", False), ("4.3.1", "4.4-IV0", False), ("4.3.1", None, True),
+])
+def test_finalize_needed(target, level, needed):
+    assert upgrade.finalize_needed(target, level) is needed
+    assert upgrade.finalize_release(target) == "4.3"
 
 
 @pytest.mark.parametrize("target, properties, faults", [
