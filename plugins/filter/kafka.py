@@ -107,11 +107,9 @@ def kafka_finalize_needed(release, finalized_level):
     return kafka_upgrade.finalize_needed(release, finalized_level)
 
 
-def kafka_upgrade_plan(nodes, target, finalized):
-    """{steps, faults, release} of an upgrade to ``target`` (module_utils/kafka/upgrade.py)."""
-    return {"steps": kafka_upgrade.steps(list(nodes or []), target),
-            "faults": kafka_upgrade.downgrade_faults(target, dict(finalized or {})),
-            "release": kafka_upgrade.finalize_release(target)}
+def kafka_upgrade_plan(nodes, target, readings):
+    """{steps, faults, release} of an upgrade to ``target`` (module_utils/kafka/upgrade.py plan)."""
+    return kafka_upgrade.plan(list(nodes or []), target, list(readings or []))
 
 
 def kafkaops_scale_in_faults(host, state_var, peers, play_hosts, hostvars):

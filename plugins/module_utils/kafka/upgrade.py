@@ -98,6 +98,43 @@ def downgrade_faults(target, finalized):
     return faults
 
 
+# Kafka 4.x runs only clusters whose metadata.version is 3.3-IV3 or later (the 4.0 to 4.3 upgrade
+# notes: "the software and metadata versions must be at least 3.3.x").
+MINIMUM_FOR_4 = (3, 3)
+
+
+def minimum_faults(target, finalized, installed):
+    """Messages for each cluster ({cluster: finalized metadata.version}) too old for release ``target``
+    to run at all: 4.x needs 3.3 or later. ``installed`` ({cluster: release its nodes run}) names the
+    release to finalize at first. A cluster can sit at 3.0-IV1 without anyone asking for it: a
+    controller that lost its leadership while writing the bootstrap records and won it back finds
+    a log it takes for an old one (KAFKA-20839), which the lab's 3.9 quorum met on a slow machine."""
+    wanted = version(target)
+    if wanted is None or wanted[0] < 4:
+        return []
+    faults = []
+    for cluster in sorted(finalized):
+        have = version(finalized[cluster])
+        if have is not None and have[:2] < MINIMUM_FOR_4:
+            release = installed.get(cluster) or "its installed release"
+            faults.append("kafka_common_version: %s runs only clusters at metadata.version 3.3 or later, and cluster "
+                          "%s's is %s: finalize it at %s first (kafka-features.sh upgrade --release-version %s)"
+                          % (target, cluster, finalized[cluster], release,
+                             finalize_release(release) if version(release) else "<release>"))
+    return faults
+
+
+def plan(nodes, target, readings):
+    """{steps, faults, release}: the upgrade of ``nodes`` (as ``steps`` takes them) to ``target``,
+    refused (``faults``) when a cluster's reading ([{cluster, metadata_version, installed}], one
+    per cluster, from one of its brokers) is newer than ``target`` or too old for it."""
+    finalized = dict((r["cluster"], r["metadata_version"]) for r in readings if r.get("metadata_version"))
+    installed = dict((r["cluster"], r.get("installed") or "") for r in readings)
+    return {"steps": steps(nodes, target),
+            "faults": downgrade_faults(target, finalized) + minimum_faults(target, finalized, installed),
+            "release": finalize_release(target)}
+
+
 def finalize_release(target):
     """The ``--release-version`` for ``target`` (``4.3`` for 4.3.1)."""
     major, minor, _patch = version(target)

@@ -117,7 +117,7 @@ def test_upgrade_filters_wrap_the_upgrade_rules():
     filters = kafka.FilterModule().filters()
     plan = filters["kafka_upgrade_plan"]([{"host": "b1", "kind": "broker", "installed": "3.9.1"},
                                           {"host": "c1", "kind": "controller", "installed": "3.9.1"}],
-                                         "4.3.1", {"A": "3.9-IV0"})
+                                         "4.3.1", [{"cluster": "A", "metadata_version": "3.9-IV0", "installed": "3.9.1"}])
     assert [s["host"] for s in plan["steps"]] == ["c1", "b1"] and plan["faults"] == [] and plan["release"] == "4.3"
     assert filters["kafka_features"]("Feature: metadata.version\tFinalizedVersionLevel: 3.9-IV0\tEpoch: 3") == \
         {"metadata.version": "3.9-IV0"}

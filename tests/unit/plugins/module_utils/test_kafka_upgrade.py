@@ -62,6 +62,22 @@ def test_downgrade_faults(target, finalized, faults):
     assert upgrade.downgrade_faults(target, finalized) == faults
 
 
+@pytest.mark.parametrize("target, finalized, installed, faults", [
+    ("4.3.1", {"A": "3.9-IV0"}, {"A": "3.9.1"}, []),
+    ("4.3.1", {"A": "3.3-IV3"}, {"A": "3.3.2"}, []),
+    # 3.x runs clusters at any KRaft level
+    ("3.9.1", {"A": "3.0-IV1"}, {"A": "3.7.0"}, []),
+    ("4.3.1", {"A": "3.0-IV1", "B": "3.9-IV0"}, {"A": "3.9.1", "B": "3.9.1"},
+     ["kafka_common_version: 4.3.1 runs only clusters at metadata.version 3.3 or later, and cluster A's is 3.0-IV1: "
+      "finalize it at 3.9.1 first (kafka-features.sh upgrade --release-version 3.9)"]),
+    ("4.0.0", {"A": "3.2-IV0"}, {},
+     ["kafka_common_version: 4.0.0 runs only clusters at metadata.version 3.3 or later, and cluster A's is 3.2-IV0: "
+      "finalize it at its installed release first (kafka-features.sh upgrade --release-version <release>)"]),
+])
+def test_minimum_faults(target, finalized, installed, faults):
+    assert upgrade.minimum_faults(target, finalized, installed) == faults
+
+
 @pytest.mark.parametrize("target, level, needed", [
     ("4.3.1", "3.9-IV0", True), ("4.3.1", "4.3-IV0", False), ("4.3.1", "4.4-IV0", False), ("4.3.1", None, True),
 ])
