@@ -96,6 +96,11 @@ def test_finalize_needed(target, level, needed):
       "kafka_broker_properties: log.message.timestamp.difference.max.ms was removed in Kafka 4.0 "
       "(kafka_common_version 4.3.1); use log.message.timestamp.before.max.ms and "
       "log.message.timestamp.after.max.ms (KIP-937)"]),
+    # MirrorMaker's settings, in either layout
+    ("4.3.1", {"mirrormaker_properties": {"topics.blacklist": "x"}, "connect_properties": {"groups.blacklist": "y"}},
+     ["connect_properties: groups.blacklist was removed in Kafka 4.0 (kafka_common_version 4.3.1); use groups.exclude",
+      "mirrormaker_properties: topics.blacklist was removed in Kafka 4.0 (kafka_common_version 4.3.1); use "
+      "topics.exclude"]),
 ])
 def test_removed_faults(target, properties, faults):
     assert upgrade.removed_faults(target, properties) == faults
