@@ -97,16 +97,6 @@ def kafkaops_left(hosts, hostvars, role):
     return scale_in.left(hostvars, list(hosts or []), role)
 
 
-def kafka_features(text):
-    """{feature: finalized level} from ``kafka-features.sh describe`` (module_utils/kafka/upgrade.py)."""
-    return kafka_upgrade.parse_features(text)
-
-
-def kafka_finalize_needed(release, finalized_level):
-    """Whether a cluster at ``finalized_level`` (metadata.version) is behind ``release``."""
-    return kafka_upgrade.finalize_needed(release, finalized_level)
-
-
 def kafka_upgrade_plan(nodes, target, readings):
     """{steps, faults, release} of an upgrade to ``target`` (module_utils/kafka/upgrade.py plan)."""
     return kafka_upgrade.plan(list(nodes or []), target, list(readings or []))
@@ -239,7 +229,5 @@ class FilterModule:
             "kafka_tls_listeners": kafka_tls_listeners,
             "kafka_tls_properties": kafka_tls_properties,
             "kafka_probe_config": kafka_probe_config,
-            "kafka_features": kafka_features,
-            "kafka_finalize_needed": kafka_finalize_needed,
             "kafka_upgrade_plan": kafka_upgrade_plan,
         }

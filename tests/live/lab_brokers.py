@@ -148,8 +148,10 @@ def commit_group(admin, group, topic, offsets, metadata=""):
 class BrokersMixin(object):
     """Lab's brokers: plain single-node ones, secured ones (SCRAM, Kerberos, TLS), and their clients."""
 
-    def start_brokers(self, names=("A", "B"), ports=None):
-        """Single-node brokers, each on free ports unless ``ports`` gives its (port, controller port)."""
+    def start_brokers(self, names=("A", "B"), ports=None, release=None):
+        """Single-node brokers, each on free ports unless ``ports`` gives its (port, controller port),
+        formatted at the archive's own release unless ``release`` names an older one (``3.9``: its
+        feature levels, as a cluster upgraded from it has before they are finalized)."""
         if self.dist is None:
             self.unpack()
         for name in names:
@@ -158,7 +160,8 @@ class BrokersMixin(object):
             os.makedirs(d)
             props = os.path.join(d, "server.properties")
             broker_props(props, os.path.join(d, "data"), port, cport)
-            subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id(), "-c", props],
+            subprocess.run([self.bin("kafka-storage.sh"), "format", "-t", cluster_id(), "-c", props]
+                           + (["--release-version", release] if release else []),
                            check=True, timeout=120, capture_output=True,
                            env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
             env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)

@@ -9,8 +9,9 @@
 * ``parse_features`` and ``downgrade_faults``: a cluster's finalized ``metadata.version`` (as
   ``kafka-features.sh describe`` prints it) holds records older releases cannot read; a release
   older than it is refused, naming the variable.
-* ``finalize_release``: the ``--release-version`` to finalize once every node of a cluster runs
-  the new release (``kafka-features.sh upgrade --release-version``).
+* ``finalize_release``, ``finalize_needed`` and ``parse_update``: the ``--release-version`` to
+  finalize once every node of a cluster runs the new release, whether a cluster is behind it, and
+  what ``kafka-features.sh upgrade --release-version`` answered (the kafka_features module).
 * ``removed_faults``: settings Kafka 4.0 removed (its upgrade notes, KIP-724 and KIP-937), which a
   4.x broker rejects or ignores: refused with what to use instead, before anything changes.
 
@@ -79,6 +80,25 @@ def parse_features(text):
         if match and match.group(2) not in ("0", "-", "none", "UNKNOWN"):
             found[match.group(1)] = match.group(2)
     return found
+
+
+# kafka-features.sh upgrade, one line per feature (FeatureCommand.update): "<feature> was upgraded to
+# <level>." ("can be", with --dry-run), or "Could not upgrade <feature> to <level>. <why>" ("Can not").
+_UPDATED = re.compile(r"^(\S+) (?:was|can be) upgraded to (\d+)\.$")
+_REFUSED = re.compile(r"^(?:Could|Can) not upgrade \S+ to \d+\. ")
+
+
+def parse_update(text):
+    """({feature: level} updated, [the lines refusing one]) from ``kafka-features.sh upgrade``."""
+    updated, refused = {}, []
+    for line in (text or "").splitlines():
+        line = line.strip()
+        match = _UPDATED.match(line)
+        if match:
+            updated[match.group(1)] = int(match.group(2))
+        elif _REFUSED.match(line):
+            refused.append(line)
+    return updated, refused
 
 
 def downgrade_faults(target, finalized):

@@ -113,12 +113,9 @@ def test_restart_order_keeps_play_order_and_the_role():
     assert kafka.kafka_restart_order(hostvars, ["b", "a", "c", "d"], "kafka_broker") == ["a"]
 
 
-def test_upgrade_filters_wrap_the_upgrade_rules():
+def test_the_upgrade_plan_filter_wraps_the_upgrade_rules():
     filters = kafka.FilterModule().filters()
     plan = filters["kafka_upgrade_plan"]([{"host": "b1", "kind": "broker", "installed": "3.9.1"},
                                           {"host": "c1", "kind": "controller", "installed": "3.9.1"}],
                                          "4.3.1", [{"cluster": "A", "metadata_version": "3.9-IV0", "installed": "3.9.1"}])
     assert [s["host"] for s in plan["steps"]] == ["c1", "b1"] and plan["faults"] == [] and plan["release"] == "4.3"
-    assert filters["kafka_features"]("Feature: metadata.version\tFinalizedVersionLevel: 3.9-IV0\tEpoch: 3") == \
-        {"metadata.version": "3.9-IV0"}
-    assert filters["kafka_finalize_needed"]("4.3", "3.9-IV0") is True

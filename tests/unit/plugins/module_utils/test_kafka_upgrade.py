@@ -49,6 +49,25 @@ def test_parse_features(text, features):
     assert upgrade.parse_features(text) == features
 
 
+# as kafka-features.sh upgrade prints it (FeatureCommand.update): one line per feature, sorted
+@pytest.mark.parametrize("text, updated, refused", [
+    ("group.version was upgraded to 1.\nmetadata.version was upgraded to 27.\n",
+     {"group.version": 1, "metadata.version": 27}, []),
+    ("metadata.version can be upgraded to 27.\ntransaction.version can be upgraded to 2.\n",
+     {"metadata.version": 27, "transaction.version": 2}, []),
+    ("Could not upgrade metadata.version to 27. Invalid update version 27 for feature metadata.version.\n"
+     "group.version was upgraded to 1.\n",
+     {"group.version": 1}, ["Could not upgrade metadata.version to 27. Invalid update version 27 for feature "
+                            "metadata.version."]),
+    ("Can not upgrade group.version to 1. Timed out.\n", {}, ["Can not upgrade group.version to 1. Timed out."]),
+    ("", {}, []),
+    # a deprecation notice or a log line is neither
+    (" `metadata` flag is deprecated and may be removed in a future release.\n", {}, []),
+])
+def test_parse_update(text, updated, refused):
+    assert upgrade.parse_update(text) == (updated, refused)
+
+
 @pytest.mark.parametrize("target, finalized, faults", [
     ("4.3.1", {"A": "3.9-IV0"}, []),
     ("3.9.1", {"A": "3.9-IV0"}, []),
