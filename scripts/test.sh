@@ -67,7 +67,8 @@ tree_key() {
   git ls-files -s -- . "${record_ignores[@]}" | git hash-object --stdin
 }
 # Two tracks: the scenarios wait on MirrorMaker's and Connect's intervals much of the time, but each
-# runs a whole lab of JVMs, and a third beside them would load the machine past their timeouts. default and kraft name their hosts alike (mol-kafka-a1 ...), so they share a track.
+# runs a whole lab of JVMs, and a third beside them would load the machine past their timeouts.
+# default and kraft name their hosts alike (mol-kafka-a1 ...), so they share a track.
 extended_tracks=("kraft default" "dr secure live_role bench")
 read -r -a extended_steps <<< "${extended_tracks[*]}"
 # The gate's last step: the extended run passed on this very tree.
@@ -103,7 +104,7 @@ run_step() {
 # Tracks of steps at once (each a list of step names), the others' output after the first's, so
 # that each step's lines stay together.
 tracks() {
-  local step track first=$1 n=0
+  local step track i first=$1 n=0
   local -a beside=()
   shift
   for track in "$@"; do
@@ -115,7 +116,7 @@ tracks() {
   # shellcheck disable=SC2086
   for step in $first; do run_step "$step"; done
   wait "${beside[@]}" || true
-  for track in $(seq 1 "$n"); do cat "$results/beside-$track.log"; done
+  for ((i = 1; i <= n; i++)); do cat "$results/beside-$i.log"; done
 }
 
 steps=("$@")
@@ -138,10 +139,10 @@ elif [ ${#steps[@]} -gt 0 ]; then
 else
   # The gate. The live step leaves the machine idle much of the time (brokers and MirrorMaker wait
   # on their intervals: 75 to 90% idle once lint, unit and sanity are done, vmstat, 2026-11-27), so
-  # the other steps run beside it, in two tracks: in one, the second track of lint, unit, sanity
-  # and golden took 2811 s against live's 1851 s (2026-11-28). Molecule's scenarios are in the
-  # extended run: with default and dr here the gate took over 90 minutes on this machine on
-  # 2026-11-28 (docs/testing.md).
+  # the other steps run beside it, in two tracks of their own (in one track they took 2811 s
+  # against live's 1851 s, 2026-11-28; docs/testing.md has the three tracks' times). Molecule's
+  # scenarios are in the extended run: with default and dr here the gate took over 90 minutes on
+  # this machine on 2026-11-28 (docs/testing.md).
   steps=(lint unit sanity golden build live recorded)
   run_step build
   tracks live "lint unit" "sanity golden"

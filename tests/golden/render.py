@@ -24,8 +24,8 @@ private network, with the clusters' host names pointing at it, so the preflight 
   python3 tests/golden/render.py --update   rewrite the expected files (review the git diff)
   python3 tests/golden/render.py CASE ...   only those cases
 
-Cases run two at a time by default (--jobs): each is one ansible-playbook process at a time, and
-the gate runs this beside the live-broker tests, which leave the machine idle much of the time.
+Cases run two at a time by default (--jobs): each is one ansible-playbook process at a time, which
+leaves a core of two idle. The gate gives --jobs 1: there two other tracks share the machine.
 """
 
 from __future__ import annotations
