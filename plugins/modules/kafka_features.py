@@ -19,7 +19,8 @@ description:
   - Reads the finalized levels (C(describe)). With O(release_version), and the cluster's
     C(metadata.version) behind that release, finalizes every feature at it
     (C(upgrade --release-version)); a cluster already at or past it is left as it is. A finalized
-    level is never lowered here.
+    level is never lowered here. A 3.x tool has no C(--release-version): it finalizes
+    C(metadata.version) alone at the release (C(upgrade --metadata)).
   - In check mode the controllers validate the upgrade without applying it (C(--dry-run)), and
     the levels they would finalize are shown.
 options:
@@ -85,6 +86,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import upgrade
 
 _RELEASE = re.compile(r"^\d+\.\d+$")
+# what a kafka-features.sh older than 4.0 answers to --release-version (3.9.1)
+_NO_RELEASE_VERSION = "unrecognized arguments: '--release-version'"
 
 
 class Failed(Exception):
@@ -114,7 +117,11 @@ def run(module):
     release = params["release_version"]
     if not release or not upgrade.finalize_needed(release, before.get("metadata.version")):
         return result
-    rc, out, err = tool("upgrade", "--release-version", release, *(["--dry-run"] if module.check_mode else []))
+    dry_run = ["--dry-run"] if module.check_mode else []
+    rc, out, err = tool("upgrade", "--release-version", release, *dry_run)
+    if rc != 0 and _NO_RELEASE_VERSION in err:
+        # a 3.x tool: it finalizes metadata.version alone, the one level those releases finalize
+        rc, out, err = tool("upgrade", "--metadata", release, *dry_run)
     updated, refused = upgrade.parse_update(out)
     if rc != 0 or refused:
         raise Failed("release_version: the cluster at %s refused to finalize its feature levels at %s: %s"

@@ -49,6 +49,15 @@ def test_check_mode_asks_for_a_dry_run_and_shows_the_levels_it_would_finalize():
     assert result["changed"] and result["features"] == {"metadata.version": "level 27"}
 
 
+def test_a_3x_tool_finalizes_metadata_version_alone():
+    usage = "usage: kafka-features ...\nkafka-features: error: unrecognized arguments: '--release-version'\n"
+    fake = FakeModule([(0, DESCRIBE_39.replace("3.9-IV0", "3.0-IV1"), ""), (1, "", usage),
+                       (0, "metadata.version was upgraded to 21.\n", ""), (0, DESCRIBE_39, "")], release_version="3.9")
+    result = module.run(fake)
+    assert fake.commands[1:3] == [["upgrade", "--release-version", "3.9"], ["upgrade", "--metadata", "3.9"]]
+    assert result["changed"] and result["features"] == {"metadata.version": "3.9-IV0"}
+
+
 @pytest.mark.parametrize("describe, release", [(DESCRIBE_43, "4.3"), (DESCRIBE_43, "3.9"), (DESCRIBE_39, None)])
 def test_a_cluster_at_or_past_the_release_or_no_release_is_only_read(describe, release):
     fake = FakeModule([(0, describe, "")], release_version=release)
