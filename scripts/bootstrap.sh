@@ -57,6 +57,8 @@ fi
 
 export CONTAINERS_CONF="$PWD/lab/containers.conf"
 bash lab/kafka-dist/assemble.sh
+# the release the kraft scenario upgrades from, whose own tools a live test runs
+bash lab/kafka-dist/assemble.sh --version 3.9.1
 bash lab/spark/fetch.sh
 bash lab/monitoring/fetch.sh
 bash lab/image/build.sh

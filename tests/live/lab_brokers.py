@@ -166,7 +166,7 @@ class BrokersMixin(object):
                            env=dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m"))
             env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
             out = os.path.join(d, "stdout.log")
-            self.brokers[name] = {"bootstrap": "127.0.0.1:%d" % port, "out": out,
+            self.brokers[name] = {"bootstrap": "127.0.0.1:%d" % port, "controller": "127.0.0.1:%d" % cport, "out": out,
                                   "proc": start_process([self.bin("kafka-server-start.sh"), props], out, env=env)}
         for name in names:
             b = self.brokers[name]
