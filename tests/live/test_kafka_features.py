@@ -6,9 +6,10 @@ applying it, finalizes them at the release the broker runs, then finds nothing t
 lowers a finalized level. Through the release's own kafka-features.sh, as the kafka_broker role
 runs it; tests/integration/kraft/test_upgrade.py finalizes a whole upgraded lab.
 
-And a broker of the lab's 3.9.1 archive at metadata.version 3.0-IV1, where KAFKA-20839 leaves a new
-cluster: its controller gives the health probe the answer whose cause the kafka_broker role removes, and
-the module finalizes it with that release's own tool, which has no --release-version.
+And a broker of the lab's 3.9.1 archive at metadata.version 3.6-IV2, below 3.7 as the 3.0-IV1 KAFKA-20839
+leaves a new cluster at (3.9.1 formats nothing older than 3.3-IV0): its controller gives the health
+probe the answer whose cause the kafka_broker role removes, and the module finalizes it with that
+release's own tool, which has no --release-version.
 """
 
 import glob
@@ -81,12 +82,12 @@ def _probe_stuck_text():
         return yaml.safe_load(fh)["__kafka_broker_service"]["probe_stuck"]["text"]
 
 
-def test_a_3x_cluster_left_at_3_0_iv1_is_finalized_with_its_own_tool(tmp_path_factory):
+def test_a_3x_cluster_below_3_7_is_finalized_with_its_own_tool(tmp_path_factory):
     archives = sorted(glob.glob(os.path.join(REPO, ".cache", "kafka", "kafka_2.13-3.9.*.tgz")))
     assert archives, "no 3.9 lab archive in .cache/kafka (scripts/bootstrap.sh assembles it)"
     lab = harness.Lab(archive=archives[-1], workdir=str(tmp_path_factory.mktemp("features39")))
     try:
-        lab.start_brokers(("L",), release="3.0-IV1")
+        lab.start_brokers(("L",), release="3.6-IV2")
         quorum = [lab.bin("kafka-metadata-quorum.sh"), "--bootstrap-controller", lab.brokers["L"]["controller"],
                   "describe", "--status"]
         before = subprocess.run(quorum, capture_output=True, text=True, timeout=180, check=False)
@@ -96,7 +97,7 @@ def test_a_3x_cluster_left_at_3_0_iv1_is_finalized_with_its_own_tool(tmp_path_fa
                                         dict(tool=lab.bin("kafka-features.sh"), bootstrap_servers=lab.bootstrap("L"),
                                              release_version="3.9"), "--diff")
         assert proc.returncode == 0, done
-        assert done["changed"] and done["before"]["metadata.version"] == "3.0-IV1", done
+        assert done["changed"] and done["before"]["metadata.version"] == "3.6-IV2", done
         assert done["features"]["metadata.version"].startswith("3.9-"), done
 
         deadline, after = time.time() + 60, None
