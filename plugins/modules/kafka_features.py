@@ -19,7 +19,7 @@ description:
   - Reads the finalized levels (C(describe)). With O(release_version), and the cluster's
     C(metadata.version) behind that release, finalizes every feature at it
     (C(upgrade --release-version)); a cluster already at or past it is left as it is. A finalized
-    level is never lowered here. A 3.x tool has no C(--release-version): it finalizes
+    level is never lowered here. A 3.x tool, which has no C(--release-version), finalizes
     C(metadata.version) alone at the release (C(upgrade --metadata)).
   - In check mode the controllers validate the upgrade without applying it (C(--dry-run)), and
     the levels they would finalize are shown.
