@@ -116,10 +116,15 @@ def test_finalize_needed(target, level, needed):
       "(kafka_common_version 4.3.1); use log.message.timestamp.before.max.ms and "
       "log.message.timestamp.after.max.ms (KIP-937)"]),
     # MirrorMaker's settings, in either layout
-    ("4.3.1", {"mirrormaker_properties": {"topics.blacklist": "x"}, "connect_properties": {"groups.blacklist": "y"}},
-     ["connect_properties: groups.blacklist was removed in Kafka 4.0 (kafka_common_version 4.3.1); use groups.exclude",
-      "mirrormaker_properties: topics.blacklist was removed in Kafka 4.0 (kafka_common_version 4.3.1); use "
-      "topics.exclude"]),
+    ("4.3.1", {"mirrormaker_properties": {"use.incremental.alter.configs": "requested"},
+               "connect_properties": {"metrics.jmx.blacklist": "y"}},
+     ["connect_properties: metrics.jmx.blacklist was removed in Kafka 4.0 (kafka_common_version 4.3.1); use "
+      "metrics.jmx.exclude",
+      "mirrormaker_properties: use.incremental.alter.configs was removed in Kafka 4.0 (kafka_common_version 4.3.1); "
+      "use nothing: MirrorMaker 2 always uses incremental alter configs"]),
+    # the Pulse page's topics.blacklist / groups.blacklist: the model renders them as *.exclude
+    ("4.3.1", {"mirrormaker_properties": {"topics.blacklist": "x", "groups.blacklist": "y",
+                                          "config.properties.blacklist": "z"}}, []),
 ])
 def test_removed_faults(target, properties, faults):
     assert upgrade.removed_faults(target, properties) == faults
