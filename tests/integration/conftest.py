@@ -184,10 +184,18 @@ def jmx_probe_class(tmp_path_factory):
     return out / "JmxProbe.class"
 
 
-def ansible_playbook(playbook, *args):
-    """Run one of the collection's playbooks against the Molecule inventory."""
+def ansible_playbook(playbook, *args, timeout=900):
+    """Run one of the collection's playbooks against the Molecule inventory. ``timeout`` only
+    catches a hang (the roles bound their own waits); a run that exceeds it fails the test with
+    the end of what the play printed so far."""
     cmd = ["ansible-playbook", "-i", INVENTORY, str(playbook), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        # run() hands over what it read as bytes, text=True or not
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        raise AssertionError("%s still running after %d s; its last lines:\n%s"
+                             % (" ".join(cmd[3:]), timeout, out[-3000:])) from None
 
 
 def changed_by_host(output):
