@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +20,9 @@ import pytest
 import testinfra.utils.ansible_runner
 
 REPO = Path(__file__).resolve().parents[2]
+# tests/lib, shared with tests/live
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+import bounded  # noqa: E402 pylint: disable=wrong-import-position
 BIN = "/opt/kafka/current/bin"
 INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
 
@@ -188,14 +192,7 @@ def ansible_playbook(playbook, *args, timeout=900):
     """Run one of the collection's playbooks against the Molecule inventory. ``timeout`` only
     catches a hang (the roles bound their own waits); a run that exceeds it fails the test with
     the end of what the play printed so far."""
-    cmd = ["ansible-playbook", "-i", INVENTORY, str(playbook), *args]
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        # run() hands over what it read as bytes, text=True or not
-        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        raise AssertionError("%s still running after %d s; its last lines:\n%s"
-                             % (" ".join(cmd[3:]), timeout, out[-3000:])) from None
+    return bounded.run(["ansible-playbook", "-i", INVENTORY, str(playbook), *args], timeout)
 
 
 def changed_by_host(output):

@@ -18,6 +18,7 @@ if LIB not in sys.path:
     sys.path.insert(0, LIB)
 # REPO, SMOKE_DIR and the .collections link (use_collection) have their home in tests/lib/repo_paths.py.
 from repo_paths import REPO, SMOKE_DIR, use_collection  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
+import bounded  # noqa: E402 pylint: disable=wrong-import-position
 
 
 def log(msg):
@@ -126,15 +127,15 @@ def collections_path():
     return os.path.join(REPO, ".collections")
 
 
-def ansible_playbook(inventory, playbook, *args, env=None):
+def ansible_playbook(inventory, playbook, *args, env=None, timeout=900):
     """ansible-playbook of that collection with the repository's ansible.cfg; ``env`` instead of
-    os.environ underneath. The output's tail goes to stderr, which pytest -s shows."""
+    os.environ underneath. The output's tail goes to stderr, which pytest -s shows. ``timeout``
+    only catches a hang (bounded.run)."""
     env = dict(env or os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(),
                ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
                ANSIBLE_LOCALHOST_WARNING="false")
     binary = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    proc = subprocess.run([binary, "-i", str(inventory), str(playbook), *args], capture_output=True, text=True,
-                          timeout=900, env=env, check=False)
+    proc = bounded.run([binary, "-i", str(inventory), str(playbook), *args], timeout, env=env)
     sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
     return proc
 

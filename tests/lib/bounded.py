@@ -1,0 +1,26 @@
+# -*- coding: utf-8 -*-
+"""One home for running a command that may hang (a playbook, a tool against a lab): its limit only
+catches a hang, and a run that reaches it fails the test with the end of what the command printed
+so far, stdout and stderr, instead of a bare TimeoutExpired (kraft upgrade beside dr, 2026-11-29).
+
+tests/integration/conftest.py and tests/live/lab_process.py use it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+
+def _text(data):
+    # run() hands over what it read as bytes, text=True or not
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+
+
+def run(cmd, timeout, env=None):
+    """subprocess.run(cmd) with its output captured as text; AssertionError after ``timeout`` s."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError("%s still running after %d s; its last lines:\n%s\n--- stderr:\n%s"
+                             % (" ".join(map(str, cmd)), timeout, _text(exc.stdout)[-3000:],
+                                _text(exc.stderr)[-2000:])) from None
