@@ -3,7 +3,7 @@
 catches a hang, and a run that reaches it fails the test with the end of what the command printed
 so far, stdout and stderr, instead of a bare TimeoutExpired (kraft upgrade beside dr, 2026-11-29).
 
-tests/integration/conftest.py and tests/live/lab_process.py use it.
+tests/integration/conftest.py, tests/live/lab_process.py and tests/unit/local_playbook.py use it.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ def _text(data):
     return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
 
 
-def run(cmd, timeout, env=None):
+def run(cmd, timeout, env=None, cwd=None):
     """subprocess.run(cmd) with its output captured as text; AssertionError after ``timeout`` s."""
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, check=False)
     except subprocess.TimeoutExpired as exc:
         raise AssertionError("%s still running after %d s; its last lines:\n%s\n--- stderr:\n%s"
                              % (" ".join(map(str, cmd)), timeout, _text(exc.stdout)[-3000:],

@@ -3,8 +3,9 @@ command line the unit tests that run a playbook share."""
 
 import os
 import shutil
-import subprocess
 import sys
+
+import bounded  # tests/lib, on sys.path by tests/unit/conftest.py
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -18,5 +19,5 @@ def run(playbook, *args, inventory=None, env=None):
                     ANSIBLE_INVENTORY_UNPARSED_WARNING="false", **(env or {}))
     hosts = ["-i", "localhost,", "-c", "local"] if inventory is None else ["-i", str(inventory)]
     cmd = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or "ansible-playbook"
-    return subprocess.run([cmd, *hosts, "-e", "ansible_python_interpreter=" + sys.executable, *args, str(playbook)],
-                          env=full_env, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    return bounded.run([cmd, *hosts, "-e", "ansible_python_interpreter=" + sys.executable, *args, str(playbook)],
+                       300, env=full_env, cwd=REPO)
