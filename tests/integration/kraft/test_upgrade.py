@@ -56,8 +56,10 @@ def epoch_ms(h, monotonic_us):
 
 def stamped(host, servers, topic, count, kind):
     """Record value -> its timestamp, for the records stamped with `kind` (CreateTime: the producer's
-    clock; LogAppendTime: the broker's, once the topic uses it; earlier records keep CreateTime)."""
-    lines = consume(host, servers, topic, count, 60000, "--property", "print.timestamp=true")
+    clock; LogAppendTime: the broker's, once the topic uses it; earlier records keep CreateTime).
+    Read with the new release's console consumer: 4.x prints a deprecation line on stdout for the
+    --property that 3.9 needs."""
+    lines = consume(host, servers, topic, count, 60000, "--formatter-property", "print.timestamp=true")
     return {value: int(stamp.split(":", 1)[1]) for stamp, value in (line.split("\t", 1) for line in lines)
             if stamp.startswith(kind + ":")}
 
