@@ -201,9 +201,8 @@ def changed_by_host(output):
 
 
 def played(result):
-    """The end of a play's output for an assertion message: Ansible writes a failed task's message to
-    stderr, so stdout alone showed a red play's recap without its reason (dr, 2026-11-27)."""
-    return result.stdout[-3000:] + "\n--- stderr:\n" + result.stderr[-2000:]
+    """The end of a play's output for an assertion message (bounded.tail; dr, 2026-11-27)."""
+    return bounded.tail(result.stdout, result.stderr)
 
 
 def keep_logs(test_name):

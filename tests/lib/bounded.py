@@ -16,11 +16,16 @@ def _text(data):
     return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
 
 
+def tail(stdout, stderr):
+    """The end of a command's output for an assertion message, stdout then stderr: Ansible writes a
+    failed task's message to stderr, so stdout alone shows a red recap without its reason."""
+    return "%s\n--- stderr:\n%s" % (_text(stdout)[-3000:], _text(stderr)[-2000:])
+
+
 def run(cmd, timeout, env=None, cwd=None):
     """subprocess.run(cmd) with its output captured as text; AssertionError after ``timeout`` s."""
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, check=False)
     except subprocess.TimeoutExpired as exc:
-        raise AssertionError("%s still running after %d s; its last lines:\n%s\n--- stderr:\n%s"
-                             % (" ".join(map(str, cmd)), timeout, _text(exc.stdout)[-3000:],
-                                _text(exc.stderr)[-2000:])) from None
+        raise AssertionError("%s still running after %d s; its last lines:\n%s"
+                             % (" ".join(map(str, cmd)), timeout, tail(exc.stdout, exc.stderr))) from None
