@@ -5,8 +5,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+
+from ansible import constants as C
 from ansible.plugins.action import ActionBase
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import bundle
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan as mm2_smoke_plan
+
+# The collection's root: the job's package is in smoke/, the lag reader in plugins/module_utils/.
+COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The options of plugins/modules/mm2_smoke_plan.py, as Ansible checks them (required, unknown, types).
 ARGUMENT_SPEC = dict(
@@ -55,9 +63,25 @@ class ActionModule(ActionBase):
             # One message per fault, as a list, each naming its variable; no plan (and no secret) with them.
             result.update(failed=True, msg=errors)
             return result
+        plan["zip"] = write_zip()
         result["plan"] = plan
         # The plan carries the clusters' real client settings for the job's file (every field of the
         # model's clients, has_secrets looks at all of them); nothing of it is shown.
         if plan["has_secrets"]:
             result["_ansible_no_log"] = True
         return result
+
+
+def write_zip():
+    """The job's zip (smoke_plan.zip_members) in this run's controller temporary directory, named by
+    its content, so every host's copy task of the run sends the same file; its path."""
+    data = bundle.zip_bytes(mm2_smoke_plan.zip_members(os.path.join(COLLECTION, "smoke"),
+                                                       os.path.join(COLLECTION, "plugins", "module_utils")))
+    path = os.path.join(C.DEFAULT_LOCAL_TMP, "mm2_smoke-%s.zip" % hashlib.sha256(data).hexdigest()[:16])
+    if not os.path.exists(path):
+        # hosts' workers may write it at the same time: each its own file, renamed into place
+        tmp = "%s.%d" % (path, os.getpid())
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    return path

@@ -33,47 +33,10 @@ def parse_args(argv=None):
                     help="MirrorMaker 2's replication lag as the mm2_lag_info module read it before the job "
                          "(JSON: lag, flows, measured_at, sources, error), shown in the report as it is")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    ap.add_argument("--write-zip", metavar="ZIP",
-                    help="write the package as spark-submit's --py-files zip (only when its content changed) and exit")
     args = ap.parse_args(argv)
-    if not args.config and not args.write_zip:
+    if not args.config:
         ap.error("--config is required")
     return args
-
-
-def write_zip(dest):
-    """The package (templates included) as a zip for --py-files; rewritten only when a member
-    changed, so a role re-run reports no change. Returns True when written."""
-    import io
-    import zipfile
-    pkg = os.path.dirname(os.path.abspath(__file__))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for root, dirs, files in os.walk(pkg):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith(".pyc"):
-                    continue
-                path = os.path.join(root, name)
-                # a fixed date: equal content gives equal bytes
-                info = zipfile.ZipInfo(os.path.join("mm2_smoke", os.path.relpath(path, pkg)), (2020, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                with open(path, "rb") as fh:
-                    zf.writestr(info, fh.read())
-    data = buf.getvalue()
-    try:
-        with open(dest, "rb") as fh:
-            if fh.read() == data:
-                return False
-    except FileNotFoundError:
-        pass
-    tmp = dest + ".tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, dest)
-    return True
 
 
 def default_jars_dir():
@@ -143,9 +106,6 @@ def run(args, progress=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.write_zip:
-        print("%s %s" % (args.write_zip, "written" if write_zip(args.write_zip) else "unchanged"))
-        return 0
     try:
         return report_and_exit(args)
     except Exception as exc:  # noqa: BLE001 - exit 1 means "replication failed", never "the job broke"

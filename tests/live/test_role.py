@@ -7,6 +7,7 @@ test_mm2.py (which stops MM2 last), so the first test starts MM2 again.
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -48,6 +49,11 @@ def write_inventory(lab, tmp_path, **extra):
 
 def play(inventory, *args, env=None):
     return harness.ansible_playbook(inventory, PLAYBOOK, *args, env=env)
+
+
+def changed(proc):
+    """The play recap's changed count of the smoke host."""
+    return int(re.search(r"smoke-controller\s*:.*\bchanged=(\d+)", proc.stdout).group(1))
 
 
 def host_env():
@@ -106,7 +112,24 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
     (report,) = reports(tmp_path, "reconcile")
     doc = json.loads(report.read_text())
     assert doc["verdict"] == "pass", doc["checks"]
-    assert sorted(os.listdir(tmp_path / "install" / "jars")) == sorted(os.listdir(JARS_DIR))
+    jars = tmp_path / "install" / "jars"
+    assert sorted(os.listdir(jars)) == sorted(os.listdir(JARS_DIR) + [".kafkaops-manifest"])
+
+    # The jars go over as a whole when the host's manifest of them differs: a jar removed by hand is
+    # not noticed, and with the manifest removed too the directory is copied again; then nothing
+    # changes. The job itself is one zip.
+    install = ("--skip-tags", "mm2_smoke_run", "-e", "mm2_smoke_mode=reconcile")
+    missing = sorted(os.listdir(JARS_DIR))[0]
+    (jars / missing).unlink()
+    proc = play(inventory, *install)
+    assert proc.returncode == 0 and not (jars / missing).exists(), proc.stdout
+    assert changed(proc) == 0, proc.stdout
+    (jars / ".kafkaops-manifest").unlink()
+    proc = play(inventory, *install)
+    assert proc.returncode == 0 and (jars / missing).is_file(), proc.stdout
+    assert changed(proc) == 2, proc.stdout  # the directory and its manifest
+    proc = play(inventory, *install)
+    assert changed(proc) == 0, proc.stdout
 
 
 def test_bad_input_is_refused_before_the_host_changes(running_mm2, tmp_path):

@@ -2,8 +2,9 @@
 
 harness.SparkCluster runs a master and one worker on 127.0.0.1 from pyspark's own jars; the job goes
 to it through pyspark's spark-submit exactly as the role sends it to a cluster master: the package
-as a --py-files zip (python -m mm2_smoke --write-zip), Spark's Kafka source jars as --jars, the
-driver in client mode on this machine, which writes the report here.
+as the --py-files zip the role's plan builds (smoke_plan.zip_members), run from a launcher file,
+Spark's Kafka source jars as --jars, the driver in client mode on this machine, which writes the
+report here.
 """
 
 import glob
@@ -18,6 +19,10 @@ import pytest
 import harness
 from jobtools import JARS_DIR, MM2_FLOWS, make_config, messages
 
+harness.load_connect()  # the collection's module_utils on sys.path
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import bundle  # noqa: E402
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan  # noqa: E402
+
 # The machine has two cores and other JVMs: one small executor.
 SMALL_EXECUTOR = ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=1"]
 # Executors without Python: neither mode may need one (reconcile is SQL built-ins only; smoke mode's
@@ -29,14 +34,19 @@ def submit(master, config, tmp_path, mode, env=None, extra=()):
     """spark-submit of the job as the role builds it (roles/mm2_smoke/vars/main.yml, __mm2_smoke_argv,
     with the plan's jars)."""
     zip_path = tmp_path / "mm2_smoke.zip"
-    subprocess.run([sys.executable, "-m", "mm2_smoke", "--write-zip", str(zip_path)], check=True, timeout=60,
-                   env=dict(os.environ, PYTHONPATH=harness.SMOKE_DIR), capture_output=True)
+    zip_path.write_bytes(bundle.zip_bytes(smoke_plan.zip_members(harness.SMOKE_DIR,
+                                                                 os.path.join(harness.REPO, "plugins", "module_utils"))))
+    # the role's launcher (its template, without the managed-file comment)
+    with open(os.path.join(harness.REPO, "roles", "mm2_smoke", "templates", "mm2_smoke_main.py.j2")) as fh:
+        source = "".join(line for line in fh if not line.startswith("{{"))
+    launcher = tmp_path / "mm2_smoke_main.py"
+    launcher.write_text(source)
     jars = sorted(glob.glob(os.path.join(JARS_DIR, "*.jar")))
     report_dir = tmp_path / ("report-" + mode)
     cmd = [os.path.join(harness.pyspark_home(), "bin", "spark-submit"), "--master", master,
            "--py-files", str(zip_path), "--jars", ",".join(jars),
            "--conf", "spark.pyspark.driver.python=" + sys.executable, *extra,
-           os.path.join(harness.SMOKE_DIR, "mm2_smoke", "__main__.py"),
+           str(launcher),
            "--config", config, "--mode", mode, "--jars-dir", JARS_DIR, "--report-dir", str(report_dir)]
     t0 = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False,

@@ -1,8 +1,10 @@
 # -*- coding: utf-8 -*-
-"""The mm2_smoke role copies to the smoke host exactly the collection's module_utils the lag exporter
-imports (``__mm2_smoke_lag_exporter_files`` in roles/mm2_smoke/vars/main.yml): what a fresh Python
-loads for smoke/mm2_smoke/lag_exporter.py's imports of the collection, nothing more or less.
-That the copy works on a host: Molecule default (tests/integration/default/test_monitoring.py)."""
+"""The mm2_smoke role's zip for the smoke host (module_utils/mm2/smoke_plan.py zip_members) holds exactly
+the collection's module_utils the lag exporter imports (``LAG_READER_FILES``): what a fresh Python
+loads for smoke/mm2_smoke/lag_exporter.py's imports of the collection, nothing more or less. And a
+Python that has only that zip of the repository runs the job and imports the exporter from it.
+That the zip works on a host: Molecule default (tests/integration/default/test_monitoring.py) and
+tests/live/test_role.py."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ import os
 import subprocess
 import sys
 
-import yaml
-
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import bundle
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import smoke_plan
 from repo_paths import COLLECTIONS, REPO, SMOKE_DIR
 
 PREFIX = "ansible_collections.kafkaops.mirrormaker.plugins.module_utils."
@@ -43,8 +45,25 @@ def loaded_files(modules):
 
 
 def test_the_role_copies_what_the_exporter_imports():
-    with open(os.path.join(REPO, "roles", "mm2_smoke", "vars", "main.yml")) as fh:
-        listed = yaml.safe_load(fh)["__mm2_smoke_lag_exporter_files"]
     wanted = exporter_imports()
     assert PREFIX + "mm2.lag_reader" in wanted
-    assert listed == loaded_files(wanted)
+    assert list(smoke_plan.LAG_READER_FILES) == loaded_files(wanted)
+
+
+def test_the_job_and_the_exporter_run_from_the_zip_alone(tmp_path):
+    zip_path = tmp_path / "mm2_smoke.zip"
+    zip_path.write_bytes(bundle.zip_bytes(smoke_plan.zip_members(
+        SMOKE_DIR, os.path.join(REPO, "plugins", "module_utils"))))
+    code = ("import json, pkgutil, sys\n"
+            "import mm2_smoke.lag_exporter\n"
+            "from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import lag_reader\n"
+            "template = pkgutil.get_data('mm2_smoke', 'templates/report.html.j2')\n"
+            "print(json.dumps([mm2_smoke.lag_exporter.__file__, lag_reader.__file__, len(template)]))")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(zip_path)
+    run = dict(env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
+    exporter, reader, template = json.loads(subprocess.run([sys.executable, "-c", code], check=True, **run).stdout)
+    assert exporter.startswith(str(zip_path) + os.sep) and reader.startswith(str(zip_path) + os.sep)
+    assert template > 0
+    usage = subprocess.run([sys.executable, "-m", "mm2_smoke", "--help"], check=True, **run).stdout
+    assert usage.startswith("usage: mm2_smoke")

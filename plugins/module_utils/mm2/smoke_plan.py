@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import secrets
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common import bundle, secrets
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.common.values import as_int
 
 MODES = ("smoke", "reconcile")
@@ -54,6 +54,26 @@ MM2_DEFAULTS = {
 NEW_TOPIC_MARGIN = 60
 OFFSETS_MARGIN = 30
 CONFIGS_MARGIN = 60
+# What goes to the smoke host as one zip (the role's __mm2_smoke_zip, on PYTHONPATH): the job's package
+# and the collection's module_utils the lag exporter imports (tests/unit/test_lag_exporter_files.py
+# holds this list to what smoke/mm2_smoke/lag_exporter.py loads).
+JOB_PACKAGE = "mm2_smoke"
+MODULE_UTILS_PREFIX = "ansible_collections/kafkaops/mirrormaker/plugins/module_utils"
+LAG_READER_FILES = (
+    "common/__init__.py",
+    "common/rules.py",
+    "common/secrets.py",
+    "common/values.py",
+    "connect/__init__.py",
+    "connect/rest.py",
+    "kafka/__init__.py",
+    "kafka/client.py",
+    "kafka/probe.py",
+    "mm2/__init__.py",
+    "mm2/lag.py",
+    "mm2/lag_reader.py",
+    "mm2/naming.py",
+)
 
 
 def _unique(items):
@@ -275,8 +295,28 @@ def checks(inputs, properties):
     return _combine(section, inputs["extra_checks"])
 
 
+def zip_members(smoke_dir, module_utils_dir, walk=os.walk):
+    """(arcname, path) of the zip: the job's package under ``smoke_dir``, and the lag reader's files of
+    ``module_utils_dir`` with a package marker at each level above them (zipimport finds no namespace
+    package in a zip that has no directory entries)."""
+    members = bundle.tree_members(os.path.join(smoke_dir, JOB_PACKAGE), JOB_PACKAGE, walk)
+    members.extend(("%s/%s" % (MODULE_UTILS_PREFIX, name), os.path.join(module_utils_dir, *name.split("/")))
+                   for name in LAG_READER_FILES)
+    parts = MODULE_UTILS_PREFIX.split("/")
+    members.extend(("/".join(parts[:depth] + ["__init__.py"]), os.devnull) for depth in range(1, len(parts) + 1))
+    return sorted(members)
+
+
+def manifests(inputs, isdir=os.path.isdir, listdir=os.listdir, isfile=os.path.isfile, getsize=os.path.getsize):
+    """The manifest (bundle.manifest) of each directory of versioned files the role copies, by name;
+    None for one it does not copy (wheels: only for the venv it makes)."""
+    wheels = inputs["wheels_src"] if not inputs["python"] else ""
+    return {name: bundle.manifest(src, listdir, isfile, getsize) if src and isdir(src) else None
+            for name, src in (("wheels", wheels), ("jars", inputs["jars_src"]))}
+
+
 def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", isdir=os.path.isdir,
-         listdir=os.listdir, isfile=os.path.isfile):
+         listdir=os.listdir, isfile=os.path.isfile, getsize=os.path.getsize):
     """(plan, errors) of the role: ``errors`` one message per fault; ``plan`` what its tasks render and run.
 
     ``model``: what mm2_config returned (properties, flows, clients).
@@ -303,6 +343,7 @@ def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", is
         "config": config,
         "has_secrets": secrets.has_secrets(job_clusters),
         "jars": jar_names(inputs["jars_src"], listdir, isdir, isfile),
+        "manifests": manifests(inputs, isdir, listdir, isfile, getsize),
         "local": is_local(master),
         "standalone": is_standalone(master),
         "master_addresses": master_addresses(master),

@@ -381,20 +381,6 @@ def test_reconcile_picture_marks_the_partition_that_differs(tmp_path):
     assert junit.case_name(checks[0]) == "reconcile t -> A.t"
 
 
-def test_py_files_zip_is_the_package_and_rewritten_only_on_change(tmp_path):
-    import zipfile
-    from mm2_smoke import cli
-    dest = str(tmp_path / "mm2_smoke.zip")
-    assert cli.write_zip(dest) is True
-    assert cli.write_zip(dest) is False  # same content: the role reports no change
-    names = zipfile.ZipFile(dest).namelist()
-    assert "mm2_smoke/__main__.py" in names and "mm2_smoke/markers.py" in names
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
-    with open(dest, "ab") as fh:
-        fh.write(b"x")
-    assert cli.write_zip(dest) is True
-
-
 def test_a_crash_anywhere_exits_2_never_1(tmp_path, monkeypatch, capsys):
     """Exit 1 means replication failed; a job that broke (report writing included) exits 2."""
     from mm2_smoke import cli

@@ -29,6 +29,11 @@ def fs(dirs=(JARS,), jars=(KAFKA_JAR, "kafka-clients-3.9.2.jar")):
     return (lambda path: path in dirs), (lambda _path: list(jars)), (lambda path: path.endswith(".jar"))
 
 
+def size(path):
+    """A controller file's size: its name's length."""
+    return len(path.rsplit("/", 1)[-1])
+
+
 def faults(**over):
     isdir, listdir, isfile = fs()
     return sp.faults(inputs(**over), isdir, listdir, isfile)
@@ -178,7 +183,7 @@ MODEL = {"properties": {"refresh.topics.interval.seconds": "10", "sync.topic.con
 def test_the_plan_holds_the_jobs_configuration():
     isdir, listdir, isfile = fs()
     plan, errors = sp.plan(inputs(reconcile_topics=[], extra_checks={"reconcile": {"samples": 9}}), MODEL,
-                           isdir=isdir, listdir=listdir, isfile=isfile)
+                           isdir=isdir, listdir=listdir, isfile=isfile, getsize=size)
     assert errors == []
     config = plan["config"]
     assert config["version"] == 1 and config["krb5_conf"] is None and config["flows"] == MODEL["flows"]
@@ -187,12 +192,31 @@ def test_the_plan_holds_the_jobs_configuration():
     assert config["checks"]["reconcile"] == {"topics": ["mm2-smoke"], "samples": 9}
     assert plan["has_secrets"] is True and plan["jars"] == sorted(["kafka-clients-3.9.2.jar", KAFKA_JAR])
     assert (plan["local"], plan["standalone"], plan["master_addresses"]) == (True, False, [])
+    jars = "%s 23\n%s %d\n" % ("kafka-clients-3.9.2.jar", KAFKA_JAR, len(KAFKA_JAR))
+    assert plan["manifests"] == {"wheels": None, "jars": jars}
+
+
+WHEELS = "/srv/wheels"
+
+
+@pytest.mark.parametrize("over, wheels", [
+    # the role's own venv, from the wheels given
+    ({"wheels_src": WHEELS}, "%s 23\n%s %d\n" % ("kafka-clients-3.9.2.jar", KAFKA_JAR, len(KAFKA_JAR))),
+    # no wheels: the venv comes from a package index
+    ({}, None),
+    # mm2_smoke_python: no venv is made, so the wheels are not copied
+    ({"wheels_src": WHEELS, "python": "/usr/bin/python3"}, None),
+])
+def test_the_manifests_cover_the_directories_the_role_copies(over, wheels):
+    isdir, listdir, isfile = fs(dirs=(JARS, WHEELS))
+    manifests = sp.manifests(inputs(**over), isdir, listdir, isfile, size)
+    assert manifests["wheels"] == wheels and manifests["jars"].startswith("kafka-clients-3.9.2.jar 23\n")
 
 
 def test_a_plan_without_an_enabled_flow_is_refused():
     isdir, listdir, isfile = fs()
     model = dict(MODEL, flows=[{"name": "A->B", "enabled": False}])
-    _plan, errors = sp.plan(inputs(), model, isdir=isdir, listdir=listdir, isfile=isfile)
+    _plan, errors = sp.plan(inputs(), model, isdir=isdir, listdir=listdir, isfile=isfile, getsize=size)
     assert errors == ["mm2_smoke_flows has no enabled flow to check."]
 
 
@@ -208,4 +232,4 @@ def test_the_lag_exporter_is_refused_on_a_secured_cluster(enabled, properties, e
     isdir, listdir, isfile = fs()
     model = dict(MODEL, clients={"A": {"bootstrap_servers": "a:9092", "properties": {}},
                                  "B": {"bootstrap_servers": "b:9092", "properties": properties}})
-    assert sp.plan(inputs(lag_exporter_enabled=enabled), model, isdir=isdir, listdir=listdir, isfile=isfile)[1] == errors
+    assert sp.plan(inputs(lag_exporter_enabled=enabled), model, isdir=isdir, listdir=listdir, isfile=isfile, getsize=size)[1] == errors
