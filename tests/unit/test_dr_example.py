@@ -107,6 +107,8 @@ CHECKPOINT_DEPARTURES = {
     "sync.group.offsets.interval.seconds": "added: 10 s instead of 60 s, so that offsets are committed sooner",
     "refresh.groups.interval.seconds": "added: 60 s instead of 600 s, so that new groups are found sooner",
     "topics": "added: the flow's topics, whose groups' offsets the connector translates",
+    "transaction.boundary": "added: poll, the flow's boundary, which every connector of the flow gets (an "
+                            "exactly-once worker runs every source task in transactions)",
     "heartbeats.replication.enabled": SHARED_REASON, "replication.factor": SHARED_REASON,
     "offset-syncs.topic.replication.factor": SHARED_REASON, "emit.heartbeats.enabled": SHARED_REASON,
     "refresh.topics.interval.seconds": SHARED_REASON, "sync.topic.configs.enabled": SHARED_REASON,

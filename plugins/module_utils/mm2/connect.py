@@ -73,7 +73,7 @@ RF_DEFAULTS = OrderedDict([("replication.factor", "-1"), ("offset-syncs.topic.re
                            ("heartbeats.topic.replication.factor", "-1")])
 LAYOUT_DEFAULTS = OrderedDict([("offset-syncs.topic.location", "target"),
                                ("heartbeats.replication.enabled", "false")])
-TRANSACTION_BOUNDARIES = ("poll", "interval")
+TRANSACTION_BOUNDARIES = mm2_model.TRANSACTION_BOUNDARIES
 _NAME_BAD = re.compile(r"[/\s\\?#%]|[\x00-\x1f\x7f]")
 
 
@@ -228,6 +228,7 @@ def connectors(model, source, target, heartbeat=False, overrides=None, topic_acl
         for key, value in scope.items():
             if not WORKER_KEYS.match(key):
                 base[key] = render_value(value)
+    base.update(model.transaction_defaults(flow))
     base["replication.policy.class"] = flow["policy"]
     for key, value in list(RF_DEFAULTS.items()) + list(LAYOUT_DEFAULTS.items()):
         base.setdefault(key, value)
@@ -250,7 +251,6 @@ def connectors(model, source, target, heartbeat=False, overrides=None, topic_acl
             config.setdefault("sync.topic.acls.enabled", topic_acls)
         if kind == "MirrorSourceConnector" and model.exactly_once:
             config.setdefault("exactly.once.support", "required")
-            config.setdefault("transaction.boundary", "poll")
             # The source connector's only: it reads the source topics, where aborted records must not
             # be mirrored. A checkpoint task's consumer.* keys go to its readers of the checkpoints
             # topic, which its own and the other checkpoint tasks write in transactions, and a

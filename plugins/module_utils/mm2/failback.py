@@ -24,8 +24,8 @@ from __future__ import annotations
 
 IDENTITY = "identity"
 # What the reverse flow takes over from the original flow as it is; the rest is the failback's.
-CARRIED_FIELDS = ("topics", "topics_exclude", "groups", "groups_exclude", "tasks_max", "properties",
-                  "topics_blacklist", "groups_blacklist")
+CARRIED_FIELDS = ("topics", "topics_exclude", "groups", "groups_exclude", "tasks_max", "transaction_boundary",
+                  "transaction_boundary_interval_ms", "properties", "topics_blacklist", "groups_blacklist")
 
 
 def reverse_flows(flows, source, target, policy_alias, flows_var="mirrormaker_flows"):

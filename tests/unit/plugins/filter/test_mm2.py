@@ -212,6 +212,56 @@ def test_exactly_once_renders_target_key():
     assert FILTERS["mm2_warnings"](*cfg) == []
 
 
+@pytest.mark.parametrize("eos, flow, props, rendered", [
+    # exactly-once without a boundary: per poll, said in the file
+    (True, {}, {}, {"A->B.transaction.boundary": "poll"}),
+    (True, {"transaction_boundary": "poll"}, {}, {"A->B.transaction.boundary": "poll"}),
+    # the interval boundary without an interval: a second, not offset.flush.interval.ms
+    (True, {"transaction_boundary": "interval"}, {},
+     {"A->B.transaction.boundary": "interval", "A->B.transaction.boundary.interval.ms": "1000"}),
+    (True, {"transaction_boundary": "interval", "transaction_boundary_interval_ms": 5000}, {},
+     {"A->B.transaction.boundary": "interval", "A->B.transaction.boundary.interval.ms": "5000"}),
+    # set globally: the flow follows it, and an interval boundary still gets its interval
+    (True, {}, {"transaction.boundary": "poll"}, {"transaction.boundary": "poll"}),
+    (True, {}, {"transaction.boundary": "interval"},
+     {"transaction.boundary": "interval", "A->B.transaction.boundary.interval.ms": "1000"}),
+    # without exactly-once there are no transactions to bound
+    (False, {}, {}, {}),
+])
+def test_an_exactly_once_flow_bounds_its_transactions(eos, flow, props, rendered):
+    clusters, flows, base_props, _opts = base()
+    clusters[0]["properties"]["consumer.isolation.level"] = "read_committed"
+    flows[0].update(flow)
+    options = {"exactly_once": eos, "internal_rest": True}
+    out = FILTERS["mm2_properties"](clusters, flows, dict(base_props, **props), options)
+    assert {key: value for key, value in out.items() if "transaction." in key} == rendered
+
+
+@pytest.mark.parametrize("eos, flow, message", [
+    (True, {"transaction_boundary": "connector"},
+     "mirrormaker_flows[0].transaction_boundary: must be poll or interval, got 'connector'"),
+    (True, {"transaction_boundary_interval_ms": 0},
+     "mirrormaker_flows[0].transaction_boundary_interval_ms: must be a positive integer, got 0"),
+    (True, {"transaction_boundary": "poll", "transaction_boundary_interval_ms": 500},
+     "mirrormaker_flows[0].transaction_boundary_interval_ms: counts only with the interval boundary; the flow "
+     "commits per poll (mirrormaker_flows[0].transaction_boundary)"),
+    (True, {"transaction_boundary_interval_ms": 500},
+     "mirrormaker_flows[0].transaction_boundary_interval_ms: counts only with the interval boundary; the flow "
+     "commits per poll (transaction_boundary's default)"),
+    (False, {"transaction_boundary": "interval"},
+     "mirrormaker_flows[0].transaction_boundary: transactions are exactly-once's, which is off "
+     "(mirrormaker_exactly_once)"),
+    (False, {"properties": {"transaction.boundary.interval.ms": 100}},
+     "mirrormaker_flows[0].properties['transaction.boundary.interval.ms']: transactions are exactly-once's, "
+     "which is off (mirrormaker_exactly_once)"),
+])
+def test_a_transaction_setting_that_cannot_hold_is_refused(eos, flow, message):
+    clusters, flows, props, _opts = base()
+    clusters[0]["properties"]["consumer.isolation.level"] = "read_committed"
+    flows[0].update(flow)
+    assert errors_of((clusters, flows, props, {"exactly_once": eos, "internal_rest": True})) == [message]
+
+
 def test_flow_properties_rendered_with_prefix_and_deprecated_renamed():
     clusters, flows, props, opts = base()
     flows[0]["properties"] = {"offset.lag.max": 100, "topics.blacklist": "x.*", "producer.override.acks": "all"}

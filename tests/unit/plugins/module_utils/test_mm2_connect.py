@@ -65,14 +65,18 @@ def test_source_and_checkpoint_connectors_from_the_flow_model():
     assert src["replication.factor"] == "-1"
     assert (src["exactly.once.support"], src["consumer.isolation.level"], src["transaction.boundary"]) == (
         "required", "read_committed", "poll")
+    assert "transaction.boundary.interval.ms" not in src
     assert src["topics"] == "orders.*" and src["refresh.topics.interval.seconds"] == "30"
     # Worker keys given for dedicated mode never reach a connector.
     assert "listeners" not in src and "source.cluster.config.storage.replication.factor" not in src
     chk = result["connectors"]["A-to-B-MirrorCheckpointConnector"]
     assert chk["groups"] == "billing" and chk["sync.group.offsets.enabled"] == "true"
     # Exactly-once keys are the source connector's only: a read_committed checkpoint task would not
-    # load its checkpoint store while any transaction on the checkpoints topic is open.
-    assert not {"exactly.once.support", "transaction.boundary", "consumer.isolation.level"} & set(chk)
+    # load its checkpoint store while any transaction on the checkpoints topic is open. The flow's
+    # transaction boundary is every connector's, as dedicated mode gives it (an exactly-once worker
+    # runs every source task in transactions).
+    assert not {"exactly.once.support", "consumer.isolation.level"} & set(chk)
+    assert chk["transaction.boundary"] == "poll"
     assert list(src) == sorted(src)
 
 
