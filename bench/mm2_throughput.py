@@ -9,12 +9,15 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
                  rendered by plugins/module_utils/mm2/model.py, once per --configs entry;
                  rate from the first record of A.bench seen on B to the last one
                  (end offsets polled every --poll-ms), startup delay reported apart;
-* Connect      - configs connect / connect-eos: the DR layout, MirrorSourceConnector and
+* Connect      - configs connect / connect-eos / connect-eos-interval: the DR layout, MirrorSourceConnector and
                  MirrorCheckpointConnector on a distributed Connect worker next to B
                  (tests/live/harness.py Lab.start_connect, worker properties and connector
                  configs from plugins/module_utils/mm2/connect.py), identity policy, the
                  collection's defaults, created with PUT /connectors/<name>/config; A:dr-bench
-                 (dr-bench-eos) -> B:dr-bench (dr-bench-eos), measured like dedicated mode.
+                 (dr-bench-eos...) -> B:dr-bench (dr-bench-eos...), measured like dedicated mode;
+                 then, with the connectors still running, the delay until a read_committed reader on
+                 B sees a record written to A (records written one every 50 ms, the delay from
+                 each record's timestamp, which MirrorMaker keeps, to its arrival): p50 and p99.
 
 Prints a table and writes bench/results/mm2_throughput-<date>.json.
 Needs: the project's venv (PyYAML; kafka-python through tests/live/harness.py), java + javac 17, the lab
@@ -88,22 +91,31 @@ CONFIG_DOCS = OrderedDict([
                 "(mm2_connect.worker_properties + connect_worker_default_properties), MirrorSourceConnector and "
                 "MirrorCheckpointConnector from mm2_connect.connectors, identity policy, the connect role's defaults "
                 "(roles/connect/defaults/main.yml), EOS off"),
-    ("connect-eos", "connect with exactly-once: worker exactly.once.source.support=enabled; source connector "
-                    "exactly.once.support=required, consumer.isolation.level=read_committed, transaction.boundary=poll"),
+    ("connect-eos", "connect with exactly-once as the collection derives it: worker exactly.once.source.support="
+                    "enabled; source connector exactly.once.support=required, consumer.isolation.level=read_committed; "
+                    "the flow's default transaction.boundary=poll (one transaction per batch a task returns)"),
+    ("connect-eos-interval", "connect-eos with the flow's transaction_boundary: interval (one transaction a second, "
+                             "transaction.boundary.interval.ms=1000)"),
     ("connect-tasks-cores", "connect with tasks.max = this machine's CPU cores, the Red Hat guide's rule for a "
                             "one-worker Connect cluster (\"Aim for as many tasks as CPU cores in the Kafka Connect "
                             "clusters\")"),
     ("connect-tasks-30", "connect with tasks.max = 30, the value of the Red Hat guide's examples"),
 ])
-DEFAULT_CONFIGS = "stock,role,tuned-inflight,tuned-inflight-sl,connect,connect-eos"
+DEFAULT_CONFIGS = "stock,role,tuned-inflight,tuned-inflight-sl,connect,connect-eos,connect-eos-interval"
 # The configuration the role ships; its ratio has a line of its own.
 ROLE_DEFAULT = "role"
 # Connect layout configs: name -> (exactly_once, source topic, tasks.max or None for the role's
-# default). Identity replication writes the same name on B, so each has a topic of its own that no
-# other config writes on B.
-CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench", None)), ("connect-eos", (True, "dr-bench-eos", None)),
-                               ("connect-tasks-cores", (False, "dr-bench-tc", os.cpu_count())),
-                               ("connect-tasks-30", (False, "dr-bench-t30", 30))])
+# default, the flow's own fields). Identity replication writes the same name on B, so each has a topic
+# of its own that no other config writes on B.
+CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench", None, {})),
+                               ("connect-eos", (True, "dr-bench-eos", None, {})),
+                               ("connect-eos-interval", (True, "dr-bench-eos-iv", None,
+                                                         {"transaction_boundary": "interval"})),
+                               ("connect-tasks-cores", (False, "dr-bench-tc", os.cpu_count(), {})),
+                               ("connect-tasks-30", (False, "dr-bench-t30", 30, {}))])
+# The delay until visible: records written to A this far apart, this many.
+VISIBLE_RECORDS = 200
+VISIBLE_PACE_S = 0.05
 # The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
 DEDICATED_REFERENCE = ("role", "tuned")
 # Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
@@ -262,16 +274,56 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
 def connect_inputs(name, a_bs, b_bs):
     """(clusters, flows, globals, options) of a Connect layout config: the collection's defaults,
     the DR layout's identity policy, this config's own source topic."""
-    exactly_once, topic, tasks_max = CONNECT_CONFIGS[name]
+    exactly_once, topic, tasks_max, fields = CONNECT_CONFIGS[name]
     role_globals, flow_defaults, _worker = connect_role_defaults()
     if tasks_max is not None:
         flow_defaults = dict(flow_defaults, **{"tasks.max": tasks_max})
     clusters = [{"alias": "A", "bootstrap_servers": [a_bs], "broker_count": 1, "properties": {}},
                 {"alias": "B", "bootstrap_servers": [b_bs], "broker_count": 1, "properties": {}}]
-    flow = {"source": "A", "target": "B", "topics": [topic], "replication_policy": "identity",
-            "properties": OrderedDict()}
+    flow = dict({"source": "A", "target": "B", "topics": [topic], "replication_policy": "identity",
+                 "properties": OrderedDict()}, **fields)
     options = {"exactly_once": exactly_once, "internal_rest": True, "flow_defaults": flow_defaults}
     return clusters, [flow], OrderedDict(role_globals), options
+
+
+def visibility(a_bs, b_bs, topic, count, pace_s, timeout):
+    """How long after its write on A a read_committed reader on B sees a record of ``topic``: ``count``
+    records written ``pace_s`` apart (acks=all, one at a time), each record's delay from its timestamp
+    (the producer's CreateTime, which MirrorMaker keeps) to its arrival at the reader; seconds, p50 and p99."""
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+    consumer = KafkaConsumer(bootstrap_servers=b_bs, isolation_level="read_committed", enable_auto_commit=False,
+                             fetch_max_wait_ms=100)
+    producer = KafkaProducer(bootstrap_servers=a_bs, acks="all", linger_ms=0)
+    tag = b"visible-%d-" % os.getpid()
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(parts)
+        consumer.seek_to_end()
+        for part in parts:
+            consumer.position(part)  # the end now, before the first write
+
+        def write():
+            for i in range(count):
+                producer.send(topic, value=tag + b"%d" % i).get(30)
+                time.sleep(pace_s)
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        delays = []
+        deadline = time.time() + timeout
+        while len(delays) < count and time.time() < deadline:
+            for records in consumer.poll(timeout_ms=200).values():
+                now_ms = time.time() * 1000
+                delays.extend((now_ms - r.timestamp) / 1000.0 for r in records if r.value.startswith(tag))
+        writer.join(30)
+    finally:
+        producer.close()
+        consumer.close()
+    delays.sort()
+
+    def pct(q):
+        return round(delays[min(len(delays) - 1, int(q * len(delays)))], 3) if delays else None
+    return OrderedDict([("records", len(delays)), ("p50_s", pct(0.5)), ("p99_s", pct(0.99)),
+                        ("max_s", round(delays[-1], 3) if delays else None)])
 
 
 def connector_status(url, name):
@@ -340,7 +392,7 @@ def replication_clients(logfile):
 def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     """One Connect layout config: worker(s) up, connectors PUT, watch B, connectors deleted, worker
     stopped. Returns the result fields (rates are relative to nothing yet)."""
-    exactly_once, topic, _tasks_max = CONNECT_CONFIGS[name]
+    exactly_once, topic, _tasks_max, _fields = CONNECT_CONFIGS[name]
     mm2_model, mm2_connect = load_connect()
     clusters, flows, glob, options = connect_inputs(name, a_bs, b_bs)
     model = mm2_model.load(clusters, flows, glob, options)
@@ -384,6 +436,11 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     if failures:
         log("%s: Connect reports %s" % (name, failures))
     wrc = w.wait(0 if failures else max(1, deadline - time.time()))
+    visible = None
+    if wrc == 0 and not failures:
+        visible = visibility(a_bs, b_bs, topic, VISIBLE_RECORDS, VISIBLE_PACE_S, args.timeout)
+        log("%s: a record written to A is seen by a read_committed reader on B after p50 %ss, p99 %ss (%d records)"
+            % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
     statuses = OrderedDict((cname, connector_status(url, cname)) for cname in configs)
     worker_alive = worker["proc"].poll() is None
     for cname in configs:
@@ -400,9 +457,10 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
                              .strip().splitlines()[-1])
         if counted["end_offsets"]:
             rate = rate * counted["records"] / counted["end_offsets"]
+        written = args.records + (VISIBLE_RECORDS if visible else 0)
         log("%s: %d committed records on B:%s (%s), end offsets %d (transaction markers: %d)"
-            % (name, counted["records"], topic, "exactly the source's" if counted["records"] == args.records
-               else "source has %d" % args.records, counted["end_offsets"],
+            % (name, counted["records"], topic, "exactly the source's" if counted["records"] == written
+               else "source has %d" % written, counted["end_offsets"],
                counted["end_offsets"] - counted["records"]))
     # Lab.start_connect names a worker's directory connect-<n> by the workers running now, so the
     # next config's worker would get the same one: move it into this config's directory
@@ -418,6 +476,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
         ("completed", wrc == 0 and not failures), ("worker_alive_at_end", worker_alive),
         ("samples", len(w.samples)),
         ("records_on_target", counted),
+        ("visible", visible),
         ("failures", failures),
         ("description", CONFIG_DOCS[name]),
         ("source_topic", topic), ("target_topic", topic),
@@ -676,7 +735,7 @@ def connect_ratios(results, copy_rate):
         return "not measured" if ok is None else ("holds" if ok else "does NOT hold")
 
     out = OrderedDict()
-    conn, eos = rate("connect"), rate("connect-eos")
+    conn, eos, eos_interval = rate("connect"), rate("connect-eos"), rate("connect-eos-interval")
     ref = next((n for n in DEDICATED_REFERENCE if rate(n)), None)
     out["connect_to_client_copy"] = round(conn / copy_rate, 3) if conn else None
     out["connect_eos_to_connect"] = round(eos / conn, 3) if conn and eos else None
@@ -687,8 +746,10 @@ def connect_ratios(results, copy_rate):
     out["goal_connect_to_client_copy"] = GOAL_CONNECT_RATIO
     out["goal_connect_holds"] = (None if out["connect_to_client_copy"] is None
                                  else out["connect_to_client_copy"] >= GOAL_CONNECT_RATIO)
+    out["eos_interval_cost"] = round(1 - eos_interval / conn, 3) if conn and eos_interval else None
     out["goal_eos_cost"] = GOAL_EOS_COST
     out["goal_eos_holds"] = None if out["eos_cost"] is None else out["eos_cost"] <= GOAL_EOS_COST
+    out["visible"] = OrderedDict((name, results[name].get("visible")) for name in CONNECT_CONFIGS if name in results)
     lines = []
     if "connect" in results or "connect-eos" in results:
         lines.append("mm2_throughput: connect (DR layout, collection defaults, EOS off) = %s client copy "
@@ -700,6 +761,15 @@ def connect_ratios(results, copy_rate):
                         "n/a" if out["eos_cost"] is None else "%d%%" % round(100 * out["eos_cost"]),
                         round(100 * GOAL_EOS_COST), verdict(out["goal_eos_holds"]),
                         fmt(out["connect_eos_to_client_copy"])))
+        if eos_interval:
+            lines.append("mm2_throughput: connect-eos-interval / connect = %s, EOS per interval costs %s"
+                         % (fmt(round(eos_interval / conn, 3) if conn else None),
+                            "n/a" if out["eos_interval_cost"] is None
+                            else "%d%%" % round(100 * out["eos_interval_cost"])))
+        for name, visible in out["visible"].items():
+            if visible and visible["records"]:
+                lines.append("mm2_throughput: %s: written to A -> seen on B by a read_committed reader: p50 %.2f s, "
+                             "p99 %.2f s (%d records)" % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
         lines.append("mm2_throughput: connect / dedicated %s = %s"
                      % (ref or "(%s not run)" % "/".join(DEDICATED_REFERENCE), fmt(out["connect_to_dedicated"])))
     # tasks.max against the collection's default, and the source tasks Connect actually ran

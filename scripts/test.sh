@@ -60,9 +60,10 @@ step_kraft() { scenarios kraft; }
 step_bench() { bench/converge --quick --no-json; }
 
 # The extended run's record: the tree it ran on (every tracked file but the docs, the changelog
-# fragments and the record itself, which do not change what it proves) and its steps' lines.
+# fragments, the benches' committed results and the record itself, which do not change what it
+# proves) and its steps' lines.
 record=.ci/extended.txt
-record_ignores=(':!*.md' ':!changelogs/fragments' ":!$record")
+record_ignores=(':!*.md' ':!changelogs/fragments' ':!bench/results' ":!$record")
 tree_key() {
   git ls-files -s -- . "${record_ignores[@]}" | git hash-object --stdin
 }
