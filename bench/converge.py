@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+import recap  # noqa: E402 pylint: disable=wrong-import-position
 NETWORK = "kafkaops-bench"
 
 # Host layouts by count: the demo lab's shape (clusters A and B, MirrorMaker nodes) scaled up.
@@ -31,7 +33,6 @@ LAYOUTS = {
     6: {"kafka_a": ["bench-a1", "bench-a2", "bench-a3"], "kafka_b": ["bench-b1"],
         "mirrormakers": ["bench-mm2-1", "bench-mm2-2"]},
 }
-RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+skipped=(\d+)", re.M)
 
 
 def inventory(workdir: Path, layout: dict) -> Path:
@@ -70,9 +71,9 @@ def playbook(env, inv, play, log: Path, extra=()):
 def counts(output: str):
     """(task banners the controller ran, host-task results, changed) of one run's output."""
     tasks = len(re.findall(r"^TASK \[", output, re.M))
-    recap = [tuple(int(n) for n in row[1:]) for row in RECAP.findall(output)]
-    host_tasks = sum(ok + skipped + failed for ok, _changed, _unreachable, failed, skipped in recap)
-    changed = sum(row[1] for row in recap)
+    per_host = recap.recap(output).values()
+    host_tasks = sum(c["ok"] + c["skipped"] + c["failed"] for c in per_host)
+    changed = sum(c["changed"] for c in per_host)
     return tasks, host_tasks, changed
 
 

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 # tests/lib, shared with tests/live
 sys.path.insert(0, str(REPO / "tests" / "lib"))
 import bounded  # noqa: E402 pylint: disable=wrong-import-position
+import recap  # noqa: E402 pylint: disable=wrong-import-position
 BIN = "/opt/kafka/current/bin"
 INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
 
@@ -197,7 +198,7 @@ def ansible_playbook(playbook, *args, timeout=900):
 
 def changed_by_host(output):
     """host -> changed count, from a play's PLAY RECAP."""
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M)}
+    return recap.changed(output)
 
 
 def played(result):

@@ -20,7 +20,7 @@ import tempfile
 from lab_brokers import BrokersMixin
 from lab_brokers import cluster_id, commit_group, new_password, single_node_tail  # noqa: F401 pylint: disable=unused-import
 from lab_connect import ConnectMixin
-from lab_connect import connect_rest, put_connector  # noqa: F401 pylint: disable=unused-import
+from lab_connect import committed_values, connect_rest, put_connector  # noqa: F401 pylint: disable=unused-import
 from lab_kdc import KdcMixin
 from lab_mm2 import FAST_INTERVALS, HARNESS_GLOBALS, Mm2Mixin  # noqa: F401 pylint: disable=unused-import
 from lab_process import (REPO, SMOKE_DIR, ansible_playbook, collections_path, find_archive,  # noqa: F401 pylint: disable=unused-import

@@ -37,6 +37,35 @@ def put_connector(url, name, config, timeout=120):
         time.sleep(1)
 
 
+def committed_values(bootstrap, topic, count, timeout, linger_s=0.0):
+    """(values, end offset) of partition 0 of ``topic`` as a read_committed reader finds them from its
+    beginning: once it has ``count`` values and ``linger_s`` more seconds passed (to see any record
+    beyond them), or ``timeout`` passed. The end offset counts transaction markers too."""
+    from kafka import KafkaConsumer, TopicPartition
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None,
+                             isolation_level="read_committed")
+    part = TopicPartition(topic, 0)
+    try:
+        deadline, values, assigned, enough_at = time.monotonic() + timeout, [], False, None
+        while time.monotonic() < deadline:
+            if len(values) >= count:
+                enough_at = enough_at or time.monotonic()
+                if time.monotonic() - enough_at >= linger_s:
+                    break
+            if not assigned:
+                if not consumer.partitions_for_topic(topic):
+                    time.sleep(0.5)
+                    continue
+                consumer.assign([part])
+                consumer.seek_to_beginning(part)
+                assigned = True
+            for records in consumer.poll(timeout_ms=500).values():
+                values.extend(record.value for record in records)
+        return values, consumer.end_offsets([part])[part] if assigned else 0
+    finally:
+        consumer.close()
+
+
 class ConnectMixin(object):
     """Lab's distributed Kafka Connect workers."""
 

@@ -400,26 +400,8 @@ def test_the_connector_no_play_names_is_still_there(connect, bystander):
 def mirrored_values(lab, topic, count, timeout=90):
     """The values of the first ``count`` records of ``topic`` on B (read_committed), waiting for them;
     then 3 s more, to see any record beyond them."""
-    from kafka import KafkaConsumer, TopicPartition
-    consumer = KafkaConsumer(bootstrap_servers=lab.bootstrap("B"), enable_auto_commit=False, group_id=None,
-                             isolation_level="read_committed", consumer_timeout_ms=1000)
-    try:
-        deadline, values, extra_until = time.time() + timeout, [], None
-        while time.time() < deadline:
-            if not values and topic not in consumer.topics():
-                time.sleep(1)
-                continue
-            if not consumer.assignment():
-                consumer.assign([TopicPartition(topic, 0)])
-                consumer.seek_to_beginning()
-            values.extend(r.value.decode() for r in consumer)
-            if len(values) >= count:
-                extra_until = extra_until or time.time() + 3
-                if time.time() >= extra_until:
-                    break
-        return values
-    finally:
-        consumer.close()
+    values, _end = harness.committed_values(lab.bootstrap("B"), topic, count, timeout, linger_s=3)
+    return [value.decode() for value in values]
 
 
 def test_offsets_start_a_new_source_connector_after_the_given_offset(tmp_path, connect, source, lab):

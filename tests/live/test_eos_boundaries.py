@@ -17,7 +17,7 @@ import time
 import uuid
 
 import pytest
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 import harness
@@ -58,30 +58,6 @@ def source_connector(lab, topic, fields):
     return name, mm2_connect.connectors(model, SOURCE, TARGET)[name]
 
 
-def committed_values(bootstrap, topic, count, timeout):
-    """The values a read_committed reader finds in ``topic`` (one partition) from its beginning, once it
-    has ``count`` of them or ``timeout`` passed."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, isolation_level="read_committed")
-    part = TopicPartition(topic, 0)
-    try:
-        deadline = time.monotonic() + timeout
-        assigned, values = False, []
-        while time.monotonic() < deadline and len(values) < count:
-            if not assigned:
-                if consumer.partitions_for_topic(topic):
-                    consumer.assign([part])
-                    consumer.seek_to_beginning(part)
-                    assigned = True
-                else:
-                    time.sleep(0.5)
-                    continue
-            for records in consumer.poll(timeout_ms=500).values():
-                values.extend(record.value for record in records)
-        return values, consumer.end_offsets([part])[part] if assigned else 0
-    finally:
-        consumer.close()
-
-
 @pytest.mark.parametrize("boundary, fields", [
     ("poll", {"transaction_boundary": "poll"}),
     ("interval", {"transaction_boundary": "interval", "transaction_boundary_interval_ms": INTERVAL_MS}),
@@ -99,14 +75,14 @@ def test_every_record_once_and_the_boundary_sets_the_transactions(lab, worker, b
     try:
         # The connector is copying once the first record is committed on B; then one record each PACE_S.
         producer.send(topic, value=b"first").get(60)
-        values, _end = committed_values(lab.bootstrap("B"), topic, 1, timeout=180)
+        values, _end = harness.committed_values(lab.bootstrap("B"), topic, 1, timeout=180)
         assert values == [b"first"], "the connector copied nothing within 180 s"
         started = time.monotonic()
         for i in range(RECORDS):
             producer.send(topic, value=b"%d" % i).get(30)
             time.sleep(PACE_S)
         copied_for = time.monotonic() - started
-        values, end = committed_values(lab.bootstrap("B"), topic, RECORDS + 1, timeout=120)
+        values, end = harness.committed_values(lab.bootstrap("B"), topic, RECORDS + 1, timeout=120)
         applied = harness.connect_rest("GET", "%s/connectors/%s/config" % (worker, name))[1]
     finally:
         producer.close()

@@ -7,7 +7,6 @@ test_mm2.py (which stops MM2 last), so the first test starts MM2 again.
 
 import json
 import os
-import re
 import shutil
 import sys
 import time
@@ -15,6 +14,7 @@ import time
 import yaml
 
 import harness
+import recap
 from jobtools import JARS_DIR, MM2_FLOWS
 
 PLAYBOOK = os.path.join(harness.REPO, "playbooks", "smoke.yml")
@@ -53,7 +53,7 @@ def play(inventory, *args, env=None):
 
 def changed(proc):
     """The play recap's changed count of the smoke host."""
-    return int(re.search(r"smoke-controller\s*:.*\bchanged=(\d+)", proc.stdout).group(1))
+    return recap.changed(proc.stdout)["smoke-controller"]
 
 
 def host_env():

@@ -12,8 +12,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 DOC = os.path.join(REPO, "docs", "sources.md")
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+# run as a script too: the example tests import tests/lib and the collection (.collections), as
+# tests/unit/conftest.py provides under pytest
+for _path in (HERE, os.path.join(REPO, "tests", "lib"), os.path.join(REPO, ".collections")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import test_dr_example as dr  # noqa: E402 pylint: disable=wrong-import-position
 import test_pulse_example as pulse  # noqa: E402 pylint: disable=wrong-import-position
