@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ansible import constants as C
@@ -73,15 +72,16 @@ class ActionModule(ActionBase):
 
 
 def write_zip():
-    """The job's zip (smoke_plan.zip_members) in this run's controller temporary directory, named by
-    its content, so every host's copy task of the run sends the same file; its path."""
-    data = bundle.zip_bytes(mm2_smoke_plan.zip_members(os.path.join(COLLECTION, "smoke"),
-                                                       os.path.join(COLLECTION, "plugins", "module_utils")))
-    path = os.path.join(C.DEFAULT_LOCAL_TMP, "mm2_smoke-%s.zip" % hashlib.sha256(data).hexdigest()[:16])
+    """The job's zip (smoke_plan.zip_members) in this run's controller temporary directory; its path.
+    Built once per run: the file is named by its members' names, sizes and dates (bundle.stat_key),
+    so every host's action after the first finds it and every host's copy task sends the same file."""
+    members = mm2_smoke_plan.zip_members(os.path.join(COLLECTION, "smoke"),
+                                         os.path.join(COLLECTION, "plugins", "module_utils"))
+    path = os.path.join(C.DEFAULT_LOCAL_TMP, "mm2_smoke-%s.zip" % bundle.stat_key(members))
     if not os.path.exists(path):
         # hosts' workers may write it at the same time: each its own file, renamed into place
         tmp = "%s.%d" % (path, os.getpid())
         with open(tmp, "wb") as handle:
-            handle.write(data)
+            handle.write(bundle.zip_bytes(members))
         os.replace(tmp, path)
     return path

@@ -15,6 +15,7 @@ on the controller:
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import zipfile
@@ -50,6 +51,16 @@ def zip_bytes(members, read=None):
             info.external_attr = 0o644 << 16
             archive.writestr(info, read(path))
     return buf.getvalue()
+
+
+def stat_key(members, stat=os.stat):
+    """A short key of ``members`` as they are on disk now (names, sizes, modification times): within
+    one run an equal key means an equal zip, found without reading or compressing any file."""
+    digest = hashlib.sha256()
+    for arcname, path in sorted(members):
+        info = stat(path)
+        digest.update(("%s\0%d\0%d\n" % (arcname, info.st_size, info.st_mtime_ns)).encode("utf-8"))
+    return digest.hexdigest()[:16]
 
 
 def manifest(directory, listdir=os.listdir, isfile=os.path.isfile, getsize=os.path.getsize):

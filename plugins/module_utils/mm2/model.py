@@ -582,8 +582,10 @@ class _Model(object):
 
     def _set_for(self, flow, key):
         """``key`` as the flow, the flow defaults or the global properties set it, else None."""
-        scopes = (flow["fields"], flow["properties"], self.flow_defaults, self.global_props)
-        return next((scope[key] for scope in scopes if key in scope), None)
+        value, path = self._flow_setting(flow, key)
+        if path:
+            return value
+        return next((scope[key] for scope in (self.flow_defaults, self.global_props) if key in scope), None)
 
     def _boundary(self, flow):
         boundary = self._set_for(flow, TRANSACTION_KEYS[0])

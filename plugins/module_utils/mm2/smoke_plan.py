@@ -307,12 +307,12 @@ def zip_members(smoke_dir, module_utils_dir, walk=os.walk):
     return sorted(members)
 
 
-def manifests(inputs, isdir=os.path.isdir, listdir=os.listdir, isfile=os.path.isfile, getsize=os.path.getsize):
-    """The manifest (bundle.manifest) of each directory of versioned files the role copies, by name;
-    None for one it does not copy (wheels: only for the venv it makes)."""
+def artifacts(inputs, isdir=os.path.isdir, listdir=os.listdir, isfile=os.path.isfile, getsize=os.path.getsize):
+    """The directories of versioned files the role copies as a whole, each as {name, src, manifest}
+    (bundle.manifest): the jars when given, the wheels only for the venv the role makes."""
     wheels = inputs["wheels_src"] if not inputs["python"] else ""
-    return {name: bundle.manifest(src, listdir, isfile, getsize) if src and isdir(src) else None
-            for name, src in (("wheels", wheels), ("jars", inputs["jars_src"]))}
+    return [{"name": name, "src": src, "manifest": bundle.manifest(src, listdir, isfile, getsize)}
+            for name, src in (("wheels", wheels), ("jars", inputs["jars_src"])) if src and isdir(src)]
 
 
 def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", isdir=os.path.isdir,
@@ -343,7 +343,7 @@ def plan(inputs, model, mirrormaker_keytab_src="", mirrormaker_config_dir="", is
         "config": config,
         "has_secrets": secrets.has_secrets(job_clusters),
         "jars": jar_names(inputs["jars_src"], listdir, isdir, isfile),
-        "manifests": manifests(inputs, isdir, listdir, isfile, getsize),
+        "artifacts": artifacts(inputs, isdir, listdir, isfile, getsize),
         "local": is_local(master),
         "standalone": is_standalone(master),
         "master_addresses": master_addresses(master),

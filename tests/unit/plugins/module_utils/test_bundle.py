@@ -67,3 +67,18 @@ def test_the_manifest_changes_with_a_new_version_or_a_size(tmp_path):
     assert bundle.manifest(root) != before
     os.rename(tmp_path / "kafka-clients-3.9.1.jar", tmp_path / "kafka-clients-4.3.1.jar")
     assert bundle.manifest(root) == "kafka-clients-4.3.1.jar 4\n"
+
+
+@pytest.mark.parametrize("change, same", [
+    (lambda path: None, True),
+    (lambda path: os.utime(path, ns=(1, 1)), False),                  # an edited file keeps its size
+    (lambda path: path.write_bytes(b"longer content"), False),
+], ids=["untouched", "new-date", "new-size"])
+def test_the_stat_key_follows_what_is_on_disk(tmp_path, change, same):
+    path = tmp_path / "job.py"
+    path.write_bytes(b"content")
+    members = [("pkg/job.py", str(path))]
+    before = bundle.stat_key(members)
+    change(path)
+    assert (bundle.stat_key(members) == before) is same
+    assert bundle.stat_key([("other/job.py", str(path))]) != bundle.stat_key(members)

@@ -193,7 +193,7 @@ def test_the_plan_holds_the_jobs_configuration():
     assert plan["has_secrets"] is True and plan["jars"] == sorted(["kafka-clients-3.9.2.jar", KAFKA_JAR])
     assert (plan["local"], plan["standalone"], plan["master_addresses"]) == (True, False, [])
     jars = "%s 23\n%s %d\n" % ("kafka-clients-3.9.2.jar", KAFKA_JAR, len(KAFKA_JAR))
-    assert plan["manifests"] == {"wheels": None, "jars": jars}
+    assert plan["artifacts"] == [{"name": "jars", "src": JARS, "manifest": jars}]
 
 
 WHEELS = "/srv/wheels"
@@ -201,16 +201,18 @@ WHEELS = "/srv/wheels"
 
 @pytest.mark.parametrize("over, wheels", [
     # the role's own venv, from the wheels given
-    ({"wheels_src": WHEELS}, "%s 23\n%s %d\n" % ("kafka-clients-3.9.2.jar", KAFKA_JAR, len(KAFKA_JAR))),
+    ({"wheels_src": WHEELS}, [{"name": "wheels", "src": WHEELS,
+                               "manifest": "%s 23\n%s %d\n" % ("kafka-clients-3.9.2.jar", KAFKA_JAR, len(KAFKA_JAR))}]),
     # no wheels: the venv comes from a package index
-    ({}, None),
+    ({}, []),
     # mm2_smoke_python: no venv is made, so the wheels are not copied
-    ({"wheels_src": WHEELS, "python": "/usr/bin/python3"}, None),
-])
-def test_the_manifests_cover_the_directories_the_role_copies(over, wheels):
+    ({"wheels_src": WHEELS, "python": "/usr/bin/python3"}, []),
+], ids=["own-venv", "no-wheels", "given-python"])
+def test_the_artifacts_are_the_directories_the_role_copies(over, wheels):
     isdir, listdir, isfile = fs(dirs=(JARS, WHEELS))
-    manifests = sp.manifests(inputs(**over), isdir, listdir, isfile, size)
-    assert manifests["wheels"] == wheels and manifests["jars"].startswith("kafka-clients-3.9.2.jar 23\n")
+    artifacts = sp.artifacts(inputs(**over), isdir, listdir, isfile, size)
+    assert artifacts[:-1] == wheels and artifacts[-1]["name"] == "jars"
+    assert artifacts[-1]["manifest"].startswith("kafka-clients-3.9.2.jar 23\n")
 
 
 def test_a_plan_without_an_enabled_flow_is_refused():
