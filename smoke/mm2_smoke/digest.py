@@ -1,48 +1,59 @@
 """Order-insensitive content digest of Kafka records (key, value, headers).
 
-Each record is encoded canonically::
+A record's hash is Spark SQL's ``xxhash64`` (XXH64, seed 42) over, in this order::
 
-    field(x) = 0x00                              if x is null
-             = 0x01 + uint32_be(len(x)) + x      otherwise
-    record   = field(key) + field(value) + uint32_be(len(headers))
-               + for each header, in order: field(utf8(header key)) + field(header value)
+    key IS NULL, key, value IS NULL, value, number of headers,
+    for each header, in order: (value IS NULL, utf8(key), value)
 
-and hashed with SHA-256.  A partition's digest is the pair (sum of the hash's first 8 bytes,
-sum of its next 8 bytes), each read as an unsigned big-endian integer, modulo 2**64: equal
-multisets of records give equal digests whatever their order; a missing, extra, duplicated or
-changed record changes it.  ``SPARK_RECORD_HASH`` computes the same hash inside Spark SQL
-(built-in functions only, so it runs in the JVM), and the sums are taken there as DECIMAL(38,0).
+Spark chains the hash through its arguments (each one hashed with the previous result as seed),
+skips a null, and hashes a boolean as the 4-byte little-endian int 1 or 0; the null flags keep a
+null apart from an empty field and from a neighbour's bytes. A partition's digest is the sum of
+its records' hashes modulo 2**64, with the count beside it: equal multisets of records give equal
+digests whatever their order; a missing, extra, duplicated or changed record changes it (but for
+a 2**-64 chance). Spark sums the hash's two 32-bit halves as BIGINTs, so nothing it adds can
+overflow below 2**31 records per partition and side.
+
+The hash runs inside Spark's generated code (``SPARK_RECORD_HASH``); the SHA-256 of a
+concatenated encoding that it replaced cost more than the Kafka source's read itself
+(bench/smoke_reconcile). ``record_hash`` is the same definition in Python, for the tests.
 """
 
-import hashlib
 import struct
 
 MOD = 1 << 64
+SEED = 42  # the seed of Spark SQL's xxhash64
 
 
-def _field(data):
-    if data is None:
-        return b"\x00"
-    return b"\x01" + struct.pack(">I", len(data)) + bytes(data)
+def _xxh64(data, seed):
+    import xxhash  # the tests' dependency (requirements/dev.txt); the job hashes in Spark
+    return xxhash.xxh64_intdigest(bytes(data), seed)
 
 
-def encode_record(key, value, headers):
-    """Canonical bytes of a record; headers: sequence of (str key, bytes value or None)."""
-    headers = list(headers or ())
-    parts = [_field(key), _field(value), struct.pack(">I", len(headers))]
-    for hkey, hval in headers:
-        parts.append(_field(hkey.encode("utf-8") if isinstance(hkey, str) else hkey))
-        parts.append(_field(hval))
-    return b"".join(parts)
+def _flag(is_null, seed):
+    return _xxh64(struct.pack("<i", 1 if is_null else 0), seed)
+
+
+def _nullable(data, seed):
+    seed = _flag(data is None, seed)
+    return seed if data is None else _xxh64(data, seed)
 
 
 def record_hash(key, value, headers):
-    """SHA-256 hex digest of the canonical encoding (also the record's identity in samples)."""
-    return hashlib.sha256(encode_record(key, value, headers)).hexdigest()
+    """Unsigned 64-bit hash of a record; headers: sequence of (str key, bytes value or None)."""
+    headers = list(headers or ())
+    seed = _nullable(value, _nullable(key, SEED))
+    seed = _xxh64(struct.pack("<i", len(headers)), seed)
+    for hkey, hval in headers:
+        seed = _flag(hval is None, seed)
+        seed = _xxh64(hkey.encode("utf-8") if isinstance(hkey, str) else hkey, seed)
+        if hval is not None:
+            seed = _xxh64(hval, seed)
+    return seed
 
 
-def hash_halves(hexdigest):
-    return int(hexdigest[:16], 16), int(hexdigest[16:32], 16)
+def hex64(value):
+    """16 hex characters of a 64-bit hash or sum, signed (Spark's BIGINT) or not."""
+    return "%016x" % (int(value) % MOD)
 
 
 class Digest(object):
@@ -50,23 +61,20 @@ class Digest(object):
 
     def __init__(self):
         self.count = 0
-        self.low = 0
-        self.high = 0
+        self.total = 0
 
     def add(self, key, value, headers):
-        one, two = hash_halves(record_hash(key, value, headers))
         self.count += 1
-        self.low = (self.low + one) % MOD
-        self.high = (self.high + two) % MOD
+        self.total = (self.total + record_hash(key, value, headers)) % MOD
         return self
 
     def hexdigest(self):
-        return format_digest(self.low, self.high)
+        return hex64(self.total)
 
 
-def format_digest(low, high):
-    """32 hex characters from the two 64-bit sums (Spark's DECIMAL sums are reduced here)."""
-    return "%016x%016x" % (int(low) % MOD, int(high) % MOD)
+def format_digest(low_sum, high_sum):
+    """The digest from Spark's sums of the hashes' low and high 32-bit halves."""
+    return hex64(int(low_sum or 0) + (int(high_sum or 0) << 32))
 
 
 def digest_of(records):
@@ -77,19 +85,10 @@ def digest_of(records):
     return dig.hexdigest()
 
 
-# Spark SQL: the same canonical encoding and hash over the Kafka source's columns
+# Spark SQL over the Kafka source's columns
 # (key BINARY, value BINARY, headers ARRAY<STRUCT<key STRING, value BINARY>>).
-_U32 = "unhex(lpad(hex({0}), 8, '0'))"
-_FIELD = "CASE WHEN {0} IS NULL THEN X'00' ELSE concat(X'01', " + _U32.format("length({0})") + ", {0}) END"
-SPARK_RECORD_ENCODING = (
-    "concat("
-    + _FIELD.format("key") + ", "
-    + _FIELD.format("value") + ", "
-    + _U32.format("size(coalesce(headers, array()))") + ", "
-    + "aggregate(coalesce(headers, array()), CAST(X'' AS BINARY), (acc, h) -> concat(acc, "
-    + _FIELD.format("encode(h.key, 'UTF-8')") + ", "
-    + _FIELD.format("h.value") + ")))"
-)
-SPARK_RECORD_HASH = "sha2(" + SPARK_RECORD_ENCODING + ", 256)"
-SPARK_HASH_LOW = "CAST(conv(substr(record_hash, 1, 16), 16, 10) AS DECIMAL(20,0))"
-SPARK_HASH_HIGH = "CAST(conv(substr(record_hash, 17, 16), 16, 10) AS DECIMAL(20,0))"
+SPARK_RECORD_HASH = (
+    "xxhash64(key IS NULL, key, value IS NULL, value, coalesce(size(headers), 0), "
+    "transform(headers, h -> struct(h.value IS NULL, h.key, h.value)))")
+SPARK_HASH_LOW = "record_hash & 4294967295"
+SPARK_HASH_HIGH = "shiftrightunsigned(record_hash, 32)"

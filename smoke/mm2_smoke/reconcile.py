@@ -200,7 +200,7 @@ class TopicReconcile(object):
             side, off = (SOURCE, row["off_s"]) if kind == "missing" else (TARGET, row["off_t"])
             item.setdefault(kind, []).append({
                 "side": side, "offset": off, "key": preview(row["key"]), "timestamp": row["ts"],
-                "record_hash": row["record_hash"], "source_copies": row["n_s"], "target_copies": row["n_t"]})
+                "record_hash": digest.hex64(row["record_hash"]), "source_copies": row["n_s"], "target_copies": row["n_t"]})
 
 
 class SparkProgress(object):
