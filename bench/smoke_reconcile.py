@@ -9,7 +9,7 @@ One run on two local single-node brokers (A, B) from the lab archive and real Mi
                thread per topic, all partitions, records counted and bytes touched (the floor for
                any comparison); kafka-python too with --kafka-python (slow: pure Python);
 3. reconcile - smoke/mm2_smoke --mode reconcile (Spark's Kafka source, local[2] by default, one task
-               per partition, counts + order-insensitive SHA-256 digest per partition), timed as the
+               per partition, counts + order-insensitive xxhash64 digest per partition), timed as the
                job's reconcile check (Spark session already up) and as the whole job;
 4. where the reconcile time goes - in the job's Spark session: the Kafka source alone (both
                topics read, rows counted), plus the record hash (the digest's SQL, summed), against
@@ -100,6 +100,24 @@ def parallel_read(func, pairs, partitions, expected):
     for th in threads:
         th.join()
     return time.time() - t0, out
+
+
+def driver_heap():
+    """(peak heap used, old generation after the last collection, max heap) in MB of the job's driver
+    JVM since the last call, which resets the peaks: local mode runs the executors' tasks in it too,
+    so this is all the heap reconcile used. G1 fills the heap before it collects, so the peak says
+    little; what survives a collection is what the job holds."""
+    from pyspark import SparkContext
+    jvm = SparkContext.getOrCreate()._jvm  # pylint: disable=protected-access
+    mgmt = jvm.java.lang.management.ManagementFactory
+    peak = old = 0
+    for pool in mgmt.getMemoryPoolMXBeans():
+        if str(pool.getType().name()) == "HEAP":
+            peak += pool.getPeakUsage().getUsed()
+            pool.resetPeakUsage()
+            if "Old" in str(pool.getName()) and pool.getCollectionUsage() is not None:
+                old = pool.getCollectionUsage().getUsed()
+    return round(peak / 1e6), round(old / 1e6), round(mgmt.getMemoryMXBean().getHeapMemoryUsage().getMax() / 1e6)
 
 
 def breakdown(master, a_bs, b_bs, partitions):
@@ -237,11 +255,13 @@ def bench(args, lab):
         raise RuntimeError("reconcile did not pass: %s" % [c.get("messages") for c in doc["checks"]]
                            + str(doc.get("errors")))
     rec_s = rec[0]["duration_s"]
+    heap_peak, heap_old, heap_max = driver_heap()
     # a second run: Spark session already up (the JVM start is paid once per job)
     t0 = time.time()
     doc2 = cli.run(cli.parse_args(["--config", cfg, "--mode", "reconcile", "--master", args.master,
                                    "--report-dir", tmp, "--quiet"]))
     rec2_s = [c for c in doc2["checks"] if c["check"] == "reconcile"][0]["duration_s"]
+    heap2_peak, heap2_old = driver_heap()[:2]
     log("reconcile: job %.1fs (check %.1fs), warm check %.1fs" % (rec_job_s, rec_s, rec2_s))
     where = breakdown(args.master, a_bs, b_bs, args.partitions)
     log("where the time goes (warm session): %s" % where)
@@ -270,6 +290,10 @@ def bench(args, lab):
              "  reconcile check, first in a new Spark session      : %7.2fs  = %.2fx raw read" % (rec_s, ratio),
              "  reconcile check, second run (JVM warm)            : %7.2fs  = %.2fx raw read" % (rec2_s, ratio_warm),
              "  reconcile job wall time (first run, Spark start)  : %7.2fs" % rec_job_s,
+             "  per GB read (both topics, %.2f GB): %.2fs cold, %.2fs warm; driver heap of %d MB: peak %d / %d MB, "
+             "old generation after the last GC %d / %d MB (first / second run)" % (
+                 2 * mb / 1000, rec_s / (2 * mb / 1000), rec2_s / (2 * mb / 1000), heap_max, heap_peak, heap2_peak,
+                 heap_old, heap2_old),
              "  reconcile time, warm session: Kafka source alone %.2fs, + record hash %.2fs, whole check %.2fs"
              % (where["kafka_source_count_s"], where["kafka_source_and_hash_s"], rec2_s),
              "  smoke verdict %s in %.1fs (process wall %.1fs, Spark JVM start included); replication delay present:"
@@ -279,6 +303,10 @@ def bench(args, lab):
              "%.1fs with refresh.topics.interval 5s, configs %.1fs)" % (
                  sdoc["duration_s"] - lat["max"] / 1000.0, markers["duration_s"], by_check.get("new_topics", 0),
                  by_check.get("configs", 0)),
+             "  markers check after the markers arrived: waited %ss for the Spark session, compares took %s s; "
+             "the session took %ss to start and %ss to warm up" % (
+                 markers["details"].get("spark_wait_s"), markers["details"].get("compare_s"),
+                 (sdoc.get("spark") or {}).get("session_s"), (sdoc.get("spark") or {}).get("warm_up_s")),
              "smoke_reconcile: reconcile = %.2fx the raw read (%.2fx on a warm Spark JVM)" % (ratio, ratio_warm)]
     print("\n".join(lines))
     result = {
@@ -291,11 +319,17 @@ def bench(args, lab):
         "raw_read_kafka_python_s": kp_s and round(kp_s, 3),
         "reconcile_check_s": rec_s, "reconcile_check_warm_s": rec2_s, "reconcile_job_s": round(rec_job_s, 2),
         "ratio_reconcile_to_raw": round(ratio, 3), "ratio_reconcile_warm_to_raw": round(ratio_warm, 3),
+        "reconcile_s_per_gb": round(rec_s / (2 * mb / 1000), 3), "reconcile_warm_s_per_gb": round(rec2_s / (2 * mb / 1000), 3),
+        "driver_heap_mb": {"peak_first": heap_peak, "peak_second": heap2_peak, "old_after_gc_first": heap_old,
+                           "old_after_gc_second": heap2_old, "max": heap_max,
+                           "spark.driver.memory": os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g")},
         "reconcile_partitions": rec[0]["details"]["partitions"],
         "reconcile_time_warm": dict(where, whole_check_s=rec2_s),
         "smoke": {"verdict": sdoc["verdict"], "duration_s": sdoc["duration_s"], "process_wall_s": round(smoke_wall, 2),
                   "spark": repo_relative(sdoc.get("spark")), "latency_ms": lat,
                   "check_seconds": by_check,
+                  "markers_spark_wait_s": markers["details"].get("spark_wait_s"),
+                  "markers_compare_s": markers["details"].get("compare_s"),
                   "verdict_minus_replication_delay_s": round(sdoc["duration_s"] - lat["max"] / 1000.0, 2)},
         "elapsed_s": round(time.time() - t_begin, 1),
     }

@@ -49,7 +49,8 @@ class Watermarks(object):
 class MarkersCheck(object):
     """FlowRun's markers check (the flow's clients, config and results are FlowRun's)."""
 
-    def markers(self, topic):
+    def markers(self, topic, written=None):
+        """(result, sent, received); ``written(sent)`` is called once the markers are on the source."""
         res = result("markers", self.flow, topic)
         remote = cfgmod.remote_topic_name(self.flow, topic)
         res["remote_topic"] = remote
@@ -74,11 +75,14 @@ class MarkersCheck(object):
                                        "seconds": discovery})
             start = ku.end_offsets(tgt, remote, rparts)
             sent = self.produce(topic, parts)
-            rows, extras, extra_count = self.collect(tgt, remote, rparts, start, sent, timeout)
+            if written is not None:
+                written(sent)
+            rows, extras, extra_count, timing = self.collect(tgt, remote, rparts, start, sent, timeout)
             received = {r["seq"]: [{"partition": c["t_partition"], "offset": c["t_offset"]} for c in r["copies_at"]]
                         for r in rows if r["copies"]}
             self.evaluate(res, topic, remote, sent, rows, extras, extra_count)
             res["details"]["discovery_s"] = discovery
+            res["details"].update(timing)
         finally:
             src.close()
             tgt.close()
@@ -145,23 +149,35 @@ class MarkersCheck(object):
         t0 = time.time()
         deadline = t0 + timeout
         rows, extras, extra_count, read_at = [], [], 0, None
+        # where the check's time goes after the markers arrived (bench/smoke_reconcile prints it)
+        timing = {"spark_wait_s": None, "compare_s": []}
+        spark = None
+
+        def compare():
+            started = time.time()
+            out = markers.compare(spark, self.tgt_bs, self.tgt_props, remote, watch.ranges(), watch.spans, sent,
+                                  self.run_id)
+            timing["compare_s"].append(round(time.time() - started, 2))
+            return out
+
         while True:
             watch.poll(rparts)
             expired = time.time() >= deadline
             grown = all(watch.count(p) >= n for p, n in want.items())
             if (grown and watch.ends != read_at) or expired:
                 read_at = dict(watch.ends)
-                spark = self.spark.get()
-                rows, extras, extra_count = markers.compare(spark, self.tgt_bs, self.tgt_props, remote, watch.ranges(),
-                                                            watch.spans, sent, self.run_id)
+                if timing["spark_wait_s"] is None:
+                    waited = time.time()
+                    spark = self.spark.get()
+                    timing["spark_wait_s"] = round(time.time() - waited, 2)
+                rows, extras, extra_count = compare()
                 found = sum(1 for r in rows if r["copies"])
                 if found == len(sent):
                     # duplicates arriving right behind the last marker are counted too
                     time.sleep(1.0)
                     watch.poll(rparts)
                     if watch.ends != read_at:
-                        rows, extras, extra_count = markers.compare(spark, self.tgt_bs, self.tgt_props, remote,
-                                                                    watch.ranges(), watch.spans, sent, self.run_id)
+                        rows, extras, extra_count = compare()
                     break
                 if expired:
                     break
@@ -169,7 +185,7 @@ class MarkersCheck(object):
                                % (self.name, remote, sum(watch.count(p) for p in want), len(sent),
                                   self.flow["target"], time.time() - t0, timeout))
             time.sleep(WATCH_EVERY_S)
-        return rows, extras, extra_count
+        return rows, extras, extra_count, timing
 
     def evaluate(self, res, topic, remote, sent, rows, extras, extra_count):
         """Messages from the flags Spark computed per marker (markers.compare)."""

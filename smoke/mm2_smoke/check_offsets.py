@@ -1,5 +1,6 @@
 """The offsets check: a group's committed offset on the source, translated by the checkpoints, synced on the target."""
 
+import threading
 import time
 
 from . import config as cfgmod
@@ -11,8 +12,11 @@ from .common import finish, result
 class OffsetsCheck(object):
     """FlowRun's offsets check."""
 
-    def offsets(self, topic, sent, received):
+    def offsets(self, topic, sent, received, stop=None):
+        """The check's result. ``received``: where the markers landed on the target, or a callable
+        that waits for it (the markers check may still run); ``stop``: an event that ends the waits."""
         res = result("offsets", self.flow, topic)
+        stop = stop or threading.Event()
         remote = cfgmod.remote_topic_name(self.flow, topic)
         if not self.flow.get("emit_checkpoints", True):
             res["messages"].append("flow %s emits no checkpoints (emit.checkpoints.enabled=false)" % self.name)
@@ -52,7 +56,7 @@ class OffsetsCheck(object):
             committed_at = time.time()
             res["details"] = {"group": group, "checkpoint_topic": cp_topic,
                               "committed": {str(p): o for p, o in upstream.items()}}
-            found = self.wait_checkpoints(tgt, cp_topic, group, remote, upstream, timeout)
+            found = self.wait_checkpoints(tgt, cp_topic, group, remote, upstream, timeout, stop)
             missing = sorted(p for p in upstream if p not in found)
             if not missing:
                 # The window in which the group could not yet fail over (docs/disaster_recovery.md).
@@ -65,9 +69,11 @@ class OffsetsCheck(object):
                     "flow %s group %s: no checkpoint for %s partition %d in %s on target %s after %ds%s"
                     % (self.name, group, remote, part, cp_topic, self.flow["target"], timeout, reason))
             res["details"]["translated"] = {str(p): cp.downstream_offset for p, cp in found.items()}
+            if callable(received):
+                received = received()
             self.check_no_skip(res, group, "checkpoint", remote, found, sent, received)
             if self.flow.get("sync_group_offsets") and found:
-                synced = self.wait_synced(tgt, group, remote, found, timeout)
+                synced = self.wait_synced(tgt, group, remote, found, timeout, stop)
                 res["details"]["target_group"] = {str(p): o for p, o in synced.items()}
                 for part in sorted(found):
                     if part not in synced:
@@ -84,14 +90,14 @@ class OffsetsCheck(object):
             tgt.close()
         return finish(res)
 
-    def wait_checkpoints(self, tgt, cp_topic, group, remote, upstream, timeout):
+    def wait_checkpoints(self, tgt, cp_topic, group, remote, upstream, timeout, stop):
         cons = self.clients["target"].consumer("mm2-smoke-checkpoints")
         found = {}
         deadline = time.time() + timeout
         t0 = time.time()
         assigned = False
         try:
-            while time.time() < deadline and len(found) < len(upstream):
+            while time.time() < deadline and len(found) < len(upstream) and not stop.is_set():
                 if not assigned:
                     assigned = ku.assign_all(tgt, cons, cp_topic)
                     if not assigned:
@@ -110,10 +116,10 @@ class OffsetsCheck(object):
             cons.close()
         return found
 
-    def wait_synced(self, tgt, group, remote, found, timeout):
+    def wait_synced(self, tgt, group, remote, found, timeout, stop):
         deadline = time.time() + timeout
         synced = {}
-        while time.time() < deadline:
+        while time.time() < deadline and not stop.is_set():
             got = tgt.list_group_offsets({group: None}).get(group) or {}
             synced = {tp.partition: om.offset for tp, om in got.items() if tp.topic == remote and om.offset >= 0}
             if all(p in synced and synced[p] >= found[p].downstream_offset for p in found):

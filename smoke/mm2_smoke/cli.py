@@ -44,12 +44,17 @@ def default_jars_dir():
     return os.path.join(os.path.dirname(os.path.dirname(here)), ".cache", "spark-jars")
 
 
-def start_spark(args, jars_dir, krb5_conf=None):
-    """The session; in smoke mode also warmed up for the marker compare while the markers replicate."""
-    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=krb5_conf)
+def start_spark(args, jars_dir, cfg, timing):
+    """The session; in smoke mode also warmed up for the marker compare while the markers replicate.
+    ``timing`` gets the seconds each took (the report's spark section)."""
+    started = time.time()
+    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=cfg.get("krb5_conf"))
+    timing["session_s"] = round(time.time() - started, 2)
     if args.mode == "smoke":
         from .markers import warm_up
+        started = time.time()
         warm_up(session)
+        timing["warm_up_s"] = round(time.time() - started, 2)
     return session
 
 
@@ -70,7 +75,8 @@ def run(args, progress=None):
         meta["flows"] = [{"name": f["name"], "source": f["source"], "target": f["target"],
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
         jars_dir = args.jars_dir or default_jars_dir()
-        spark = SparkStarter(lambda: start_spark(args, jars_dir, cfg.get("krb5_conf")))
+        spark_timing = {}
+        spark = SparkStarter(lambda: start_spark(args, jars_dir, cfg, spark_timing))
         if args.mode == "smoke":
             from .smoke import run_smoke
             out = run_smoke(cfg, progress, spark)
@@ -79,8 +85,8 @@ def run(args, progress=None):
             out = run_reconcile(cfg, progress, spark.get())
         session = spark.started()
         if session is not None:
-            meta["spark"] = {"version": session.version, "master": session.sparkContext.master,
-                             "jars_dir": jars_dir}
+            meta["spark"] = dict(spark_timing, version=session.version, master=session.sparkContext.master,
+                                 jars_dir=jars_dir)
         checks, latencies = out["checks"], out.get("latencies_ms", {})
         meta["errors"].extend(out.get("errors", []))
         for key in ("discovery", "unmapped_properties", "kerberos"):

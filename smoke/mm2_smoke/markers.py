@@ -22,6 +22,8 @@ def _header(name):
 SENT_COLUMNS = ("seq INT, s_partition INT, s_offset BIGINT, s_key BINARY, s_value BINARY, "
                 "s_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, s_ts BIGINT")
 SPANS_COLUMNS = "span_partition INT, lo BIGINT, hi BIGINT, seen_ms BIGINT"
+TARGET_COLUMNS = ("seq INT, t_partition INT, t_offset BIGINT, t_key BINARY, t_value BINARY, "
+                  "t_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, t_ts BIGINT, seen_ms BIGINT")
 
 
 def _literal(value):
@@ -76,35 +78,46 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     ranges: {partition: (start, end)} of the remote topic; spans: [(partition, lo, hi, seen_ms)];
     sent: {seq: {partition, offset, key, value, headers, timestamp}}.
     """
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
     df = sparkmod.read_range(spark, bootstrap, props, topic, ranges)
     s = local_frame(spark, [(seq, m["partition"], m["offset"], m["key"], m["value"], list(m["headers"]),
                              m["timestamp"]) for seq, m in sorted(sent.items())], SENT_COLUMNS)
     if df is None:
-        t = local_frame(spark, [], "seq INT, t_partition INT, t_offset BIGINT, t_key BINARY, t_value BINARY, "
-                                   "t_headers ARRAY<STRUCT<key: STRING, value: BINARY>>, t_ts BIGINT, "
-                                   "seen_ms BIGINT")
+        t = local_frame(spark, [], TARGET_COLUMNS)
     else:
-        t = (df.selectExpr("partition AS t_partition", "offset AS t_offset", "key AS t_key", "value AS t_value",
-                           "headers AS t_headers", "unix_millis(timestamp) AS t_ts", _header(RUN_HEADER) + " AS run",
-                           "try_cast(%s AS INT) AS seq" % _header(SEQ_HEADER))
-             .where(F.col("run") == F.lit(run_id)).drop("run"))
-        sp = local_frame(spark, spans or [], SPANS_COLUMNS)
-        t = (t.join(F.broadcast(sp), (t.t_partition == sp.span_partition) & (t.t_offset >= sp.lo)
-                    & (t.t_offset < sp.hi), "left")
-             .drop("span_partition", "lo", "hi"))
-    t = t.cache()
-    extras = t.join(s, "seq", "left_anti")
-    extra_rows = extras.orderBy("t_partition", "t_offset").select("t_partition", "t_offset").limit(MAX_EXTRAS)
-    extra_list = [(r["t_partition"], r["t_offset"]) for r in extra_rows.collect()]
-    extra_count = len(extra_list) if len(extra_list) < MAX_EXTRAS else extras.count()
+        t = _target_frame(spark, df, spans, run_id)
+    return _compare_frames(t, s)
+
+
+def _target_frame(spark, df, spans, run_id):
+    """The records of the Kafka source's ``df`` that carry ``run_id``, as TARGET_COLUMNS: each with
+    its seq and the time its offset became readable (``spans``)."""
+    from pyspark.sql import functions as F
+    t = (df.selectExpr("partition AS t_partition", "offset AS t_offset", "key AS t_key", "value AS t_value",
+                       "headers AS t_headers", "unix_millis(timestamp) AS t_ts", _header(RUN_HEADER) + " AS run",
+                       "try_cast(%s AS INT) AS seq" % _header(SEQ_HEADER))
+         .where(F.col("run") == F.lit(run_id)).drop("run"))
+    sp = local_frame(spark, spans or [], SPANS_COLUMNS)
+    return (t.join(F.broadcast(sp), (t.t_partition == sp.span_partition) & (t.t_offset >= sp.lo)
+                   & (t.t_offset < sp.hi), "left")
+            .drop("span_partition", "lo", "hi"))
+
+
+def _compare_frames(t, s):
+    """compare's answer from the target's records of this run (``t``, TARGET_COLUMNS) and the
+    markers sent (``s``, SENT_COLUMNS)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    # One Spark action per compare: the records of this run whose seq no marker has (extras) form one
+    # more group beside the markers' groups, with a null seq, and come back as one more row.
+    known = s.select("seq", F.lit(True).alias("known"))
+    t = t.join(F.broadcast(known), "seq", "left")
     first = F.min_by(F.struct("t_partition", "t_offset", "t_key", "t_value", "t_headers", "t_ts", "seen_ms"),
                      F.struct("t_partition", "t_offset"))
-    agg = (t.join(s.select("seq"), "seq", "left_semi").groupBy("seq")
+    agg = (t.groupBy(F.when(F.col("known"), F.col("seq")).alias("g_seq"))
            .agg(F.count(F.lit(1)).alias("copies"), first.alias("f"),
-                F.sort_array(F.collect_list(F.struct("t_partition", "t_offset"))).alias("copies_at")))
-    j = s.join(agg, "seq", "left")
+                F.slice(F.sort_array(F.collect_list(F.struct("t_partition", "t_offset"))), 1,
+                        MAX_EXTRAS).alias("copies_at")))
+    j = s.join(agg, s.seq == agg.g_seq, "full_outer")
     key_ok = F.col("f.t_key").eqNullSafe(F.col("s_key"))
     value_ok = F.col("f.t_value").eqNullSafe(F.col("s_value"))
     headers_ok = F.col("f.t_headers") == F.col("s_headers")
@@ -125,28 +138,29 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     out = out.withColumn("order_ok", ~F.coalesce(
         (F.col("copies") > 0) & (F.col("prev.p") == F.col("t_partition")) & (F.col("t_offset") < F.col("prev.o")),
         F.lit(False)))
-    rows = [row.asDict(recursive=True) for row in out.orderBy("seq").collect()]
-    t.unpersist()
+    rows, extra_list, extra_count = [], [], 0
+    # sorted here, not by Spark: an orderBy is one more job (its range partitioning samples first)
+    for row in sorted(out.collect(), key=lambda r: (r["seq"] is not None, r["seq"])):
+        row = row.asDict(recursive=True)
+        if row["seq"] is not None:
+            rows.append(row)
+        elif row["copies"]:
+            extra_list = [(c["t_partition"], c["t_offset"]) for c in row["copies_at"]]
+            extra_count = row["copies"]
     return rows, extra_list, extra_count
 
 
 def warm_up(spark):
-    """Run a compare-shaped query (inline tables, a join, a grouped min_by, a window) over two rows
-    and load Spark's Kafka source, while the markers replicate: a new JVM spends seconds compiling
-    and loading these on first use, and the real compare then finds them ready. Returns ``spark``."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    """Run the compare's own query (_compare_frames) over a few inline rows and load Spark's Kafka
+    source, while the markers replicate: a new JVM spends seconds compiling and loading these on
+    first use, and the real compare then finds them ready. Not a read of the target: it would hold
+    up the report of a cluster that does not answer by Spark's retries (3 x 60 s), and reading the
+    target's heartbeats first saved no time (bench/smoke_reconcile). Returns ``spark``."""
     # spark.jars are on Spark's class loader, not the JVM's: its own lookup finds them
     spark.sparkContext._jvm.org.apache.spark.util.Utils.classForName(  # pylint: disable=protected-access
         "org.apache.spark.sql.kafka010.KafkaSourceProvider", True, False)
-    rows = [(i, 0, i, b"k", b"v", [(RUN_HEADER, b"r")], i) for i in range(2)]
-    s = local_frame(spark, rows, SENT_COLUMNS)
-    t = s.selectExpr("seq", "s_partition AS t_partition", "s_offset AS t_offset", "s_key AS t_key").cache()
-    agg = t.groupBy("seq").agg(F.count(F.lit(1)).alias("copies"),
-                               F.min_by(F.struct("t_partition", "t_offset"), F.struct("t_partition", "t_offset")))
-    prev = F.last(F.col("seq"), True).over(Window.partitionBy("s_partition").orderBy("s_offset")
-                                           .rowsBetween(Window.unboundedPreceding, -1))
-    s.join(agg, "seq", "left").select("seq", prev.alias("prev")).orderBy("seq").collect()
-    t.join(s, "seq", "left_anti").limit(1).collect()
-    t.unpersist()
+    headers = [(RUN_HEADER, b"r"), (SEQ_HEADER, b"0")]
+    s = local_frame(spark, [(seq, 0, seq, b"k", b"v", headers, seq) for seq in range(2)], SENT_COLUMNS)
+    t = local_frame(spark, [(seq, 0, seq, b"k", b"v", headers, seq, seq) for seq in (0, 1, 1, 7)], TARGET_COLUMNS)
+    _compare_frames(t, s)
     return spark

@@ -6,7 +6,8 @@ checks run in parallel, each bounded by its timeout from the config. Each check 
 its own (check_*.py); FlowRun holds what a flow's checks share.
 """
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from . import config as cfgmod
 from . import kafka_util as ku
@@ -73,12 +74,29 @@ class FlowRun(MarkersCheck, OffsetsCheck, NewTopicsCheck, HeartbeatsCheck):
         def marker_chain():
             out = []
             for i, topic in enumerate(topics):
-                mres, sent, received = self.markers(topic)
-                out.append(mres)
-                if i == 0 and "offsets" in self.enabled:
+                if i != 0 or "offsets" not in self.enabled:
+                    out.append(self.markers(topic)[0])
+                    continue
+                # The offsets check starts once the markers are written: it waits for MirrorMaker's
+                # checkpoints while Spark compares the markers, and needs where they landed only at
+                # its end. It is stopped when the markers fail.
+                early, stop, landed = {}, threading.Event(), Future()
+                with ThreadPoolExecutor(max_workers=1) as side:
+                    def written(sent, topic=topic):
+                        early["offsets"] = side.submit(self.offsets, topic, sent, landed.result, stop)
+                    try:
+                        mres, sent, received = self.markers(topic, written)
+                    except BaseException:
+                        stop.set()
+                        landed.set_result({})
+                        raise
+                    landed.set_result(received)
+                    out.append(mres)
                     if mres["status"] == "pass" or (not self.checks["offsets"].get("commit", True)):
-                        out.append(self.offsets(topic, sent, received))
+                        out.append(early["offsets"].result() if "offsets" in early
+                                   else self.offsets(topic, sent, received))
                     else:
+                        stop.set()
                         ores = result("offsets", self.flow, topic)
                         ores["messages"].append("flow %s: offsets check not run: markers failed on %s"
                                                 % (self.name, topic))

@@ -2,8 +2,9 @@
 
 It copies records of one topic from cluster A to a "remote" topic on cluster B the way MM2's
 MirrorSourceTask does (same partition, key, value, headers and timestamp), and can be told to
-show the faults real MM2 cannot be made to show: drop, corrupt, reorder, duplicate, delay or
-misname (copy to a wrongly named remote topic).  Faults pick records by the smoke job's
+show the faults real MM2 cannot be made to show: drop, corrupt, reorder, duplicate, delay,
+misname (copy to a wrongly named remote topic) or extra (a record of the run that no marker is:
+a copy with another sequence number).  Faults pick records by the smoke job's
 ``mm2-smoke-seq`` header.  Used only by tests/live.
 """
 
@@ -14,16 +15,18 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
 SEQ_HEADER = "mm2-smoke-seq"
+# an extra record carries its marker's seq plus this: a seq the job never sent
+EXTRA_SEQ = 100000
 
 
 class CopierDouble(threading.Thread):
     def __init__(self, source_bootstrap, target_bootstrap, topic, remote, partitions,
-                 drop=(), corrupt=(), reorder=(), duplicate=(), delay_s=0.0, misname=None):
+                 drop=(), corrupt=(), reorder=(), duplicate=(), extra=(), delay_s=0.0, misname=None):
         super().__init__(daemon=True)
         self.topic = topic
         self.remote = misname or remote
         self.faults = {"drop": set(drop), "corrupt": set(corrupt), "reorder": set(reorder),
-                       "duplicate": set(duplicate)}
+                       "duplicate": set(duplicate), "extra": set(extra)}
         self.delay_s = delay_s
         self.copied = 0
         self.stopping = threading.Event()
@@ -52,9 +55,10 @@ class CopierDouble(threading.Thread):
                 return int(val.decode())
         return None
 
-    def _send(self, rec, value=None):
+    def _send(self, rec, value=None, headers=None):
         self.producer.send(self.remote, key=rec.key, value=rec.value if value is None else value,
-                           headers=list(rec.headers or []), partition=rec.partition, timestamp_ms=rec.timestamp)
+                           headers=list(rec.headers or []) if headers is None else headers,
+                           partition=rec.partition, timestamp_ms=rec.timestamp)
         self.copied += 1
 
     def run(self):
@@ -80,6 +84,9 @@ class CopierDouble(threading.Thread):
                             self._send(rec)
                         if seq in self.faults["duplicate"]:
                             self._send(rec)
+                        if seq in self.faults["extra"]:
+                            self._send(rec, headers=[(k, str(EXTRA_SEQ + seq).encode() if k == SEQ_HEADER else v)
+                                                     for k, v in rec.headers])
                         if rec.partition in held:
                             self._send(held.pop(rec.partition))
                 self.producer.flush(30)

@@ -1,7 +1,8 @@
 """Faults real MirrorMaker 2 cannot be made to show, from the copier test double (copier_double.py).
 
 The double copies A:<topic> -> B:A.<topic> (topics dbl-*, which the session's MM2 does not
-mirror) and drops, corrupts, reorders, duplicates, delays or misnames; the smoke job's markers
+mirror) and drops, corrupts, reorders, duplicates, delays, misnames or adds a record of the run
+that no marker is; the smoke job's markers
 check must catch each with a message naming flow, topic, partition and sequence/offset.
 """
 
@@ -72,6 +73,17 @@ def test_double_duplicate(lab, tmp_path):
     doc = run_with_double(lab, tmp_path, "duplicate-fail", duplicates="fail", duplicate={5})
     assert doc["verdict"] == "fail" and doc["exit_code"] == 1
     assert dup in " ".join(messages(doc, "markers")), messages(doc)
+
+
+def test_double_extra(lab, tmp_path):
+    doc = run_with_double(lab, tmp_path, "extra", extra={3, 6})
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1
+    det = doc["checks"][0]["details"]
+    assert det["found"] == RECORDS and det["extra"] == 2 and det["missing"] == 0, det
+    # seq 3 is the 2nd record of partition 1, seq 6 the 4th of partition 0; each extra right behind it
+    msg = " ".join(messages(doc, "markers"))
+    assert ("flow A->B topic dbl-extra -> A.dbl-extra: 2 unexpected records carrying this run's id: "
+            "partition 0 offset 4, partition 1 offset 2") in msg, msg
 
 
 def test_double_misname(lab, tmp_path):
