@@ -166,7 +166,7 @@ class MarkersCheck(object):
             grown = all(watch.count(p) >= n for p, n in want.items())
             if (grown and watch.ends != read_at) or expired:
                 read_at = dict(watch.ends)
-                if timing["spark_wait_s"] is None:
+                if spark is None:
                     waited = time.time()
                     spark = self.spark.get()
                     timing["spark_wait_s"] = round(time.time() - waited, 2)

@@ -44,11 +44,11 @@ def default_jars_dir():
     return os.path.join(os.path.dirname(os.path.dirname(here)), ".cache", "spark-jars")
 
 
-def start_spark(args, jars_dir, cfg, timing):
+def start_spark(args, jars_dir, krb5_conf, timing):
     """The session; in smoke mode also warmed up for the marker compare while the markers replicate.
     ``timing`` gets the seconds each took (the report's spark section)."""
     started = time.time()
-    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=cfg.get("krb5_conf"))
+    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=krb5_conf)
     timing["session_s"] = round(time.time() - started, 2)
     if args.mode == "smoke":
         from .markers import warm_up
@@ -76,7 +76,7 @@ def run(args, progress=None):
                           "enabled": f.get("enabled", True)} for f in cfg["flows"]]
         jars_dir = args.jars_dir or default_jars_dir()
         spark_timing = {}
-        spark = SparkStarter(lambda: start_spark(args, jars_dir, cfg, spark_timing))
+        spark = SparkStarter(lambda: start_spark(args, jars_dir, cfg.get("krb5_conf"), spark_timing))
         if args.mode == "smoke":
             from .smoke import run_smoke
             out = run_smoke(cfg, progress, spark)

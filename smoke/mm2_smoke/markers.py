@@ -82,24 +82,18 @@ def compare(spark, bootstrap, props, topic, ranges, spans, sent, run_id):
     s = local_frame(spark, [(seq, m["partition"], m["offset"], m["key"], m["value"], list(m["headers"]),
                              m["timestamp"]) for seq, m in sorted(sent.items())], SENT_COLUMNS)
     if df is None:
-        t = local_frame(spark, [], TARGET_COLUMNS)
-    else:
-        t = _target_frame(spark, df, spans, run_id)
-    return _compare_frames(t, s)
-
-
-def _target_frame(spark, df, spans, run_id):
-    """The records of the Kafka source's ``df`` that carry ``run_id``, as TARGET_COLUMNS: each with
-    its seq and the time its offset became readable (``spans``)."""
+        return _compare_frames(local_frame(spark, [], TARGET_COLUMNS), s)
     from pyspark.sql import functions as F
+    # this run's records, each with its seq and the time its offset became readable (spans)
     t = (df.selectExpr("partition AS t_partition", "offset AS t_offset", "key AS t_key", "value AS t_value",
                        "headers AS t_headers", "unix_millis(timestamp) AS t_ts", _header(RUN_HEADER) + " AS run",
                        "try_cast(%s AS INT) AS seq" % _header(SEQ_HEADER))
          .where(F.col("run") == F.lit(run_id)).drop("run"))
     sp = local_frame(spark, spans or [], SPANS_COLUMNS)
-    return (t.join(F.broadcast(sp), (t.t_partition == sp.span_partition) & (t.t_offset >= sp.lo)
-                   & (t.t_offset < sp.hi), "left")
-            .drop("span_partition", "lo", "hi"))
+    t = (t.join(F.broadcast(sp), (t.t_partition == sp.span_partition) & (t.t_offset >= sp.lo) & (t.t_offset < sp.hi),
+                "left")
+         .drop("span_partition", "lo", "hi"))
+    return _compare_frames(t, s)
 
 
 def _compare_frames(t, s):
