@@ -56,7 +56,7 @@ step_secure() { scenarios secure; }
 # The kraft lab starts on 3.9.1 (scripts/bootstrap.sh assembles it) and upgrades to the lab's own release.
 step_kraft() { scenarios kraft; }
 # Converge time in its quick form (one host, cold and warm; the warm run must change nothing).
-# The full form (1, 3 and 6 hosts) is run by hand: bench/converge (bench/README.md).
+# The full form (1, 3, 6, 9 and 12 hosts) is run by hand: bench/converge (bench/README.md).
 step_bench() { bench/converge --quick --no-json; }
 
 # The extended run's record: the tree it ran on (every tracked file but the docs, the changelog
