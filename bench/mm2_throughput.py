@@ -55,6 +55,10 @@ CONNECT_ROLE_DEFAULTS = os.path.join(REPO, "roles", "connect", "defaults", "main
 
 TOPIC = "bench"
 COPY_TOPIC = "copy.bench"
+THREADS_COPY_TOPIC = "copy-threads.bench"
+CONNECT_PRODUCER_COPY_TOPIC = "copy-threads-cp.bench"
+PERF_TOPIC = "perf.bench"
+CEILING_TOPICS = (COPY_TOPIC, THREADS_COPY_TOPIC, CONNECT_PRODUCER_COPY_TOPIC, PERF_TOPIC)
 
 # The client tuning under test; the client copy uses the same producer settings and
 # the same raised consumer fetch settings, so only the copy machinery differs.
@@ -81,6 +85,8 @@ CONFIG_DOCS = OrderedDict([
     ("stock", "MM2 defaults (tasks.max=1, Connect worker producer, default consumer)"),
     ("role", "the mirrormaker role's defaults (mirrormaker_default_properties, mirrormaker_flow_default_properties "
              "and mirrormaker_worker_properties read from roles/mirrormaker/defaults/main.yml)"),
+    ("role-inflight", "role + A->B.producer.override.enable.idempotence=true, max.in.flight.requests.per.connection=5 "
+                      "(the client copies' producer: Connect's task producer has idempotence off, 1 in flight)"),
     ("tasks", "tasks.max = partitions, no client overrides"),
     ("tuned", "tasks.max = partitions + per-flow A->B.producer.override.* and A->B.consumer.*"),
     ("tuned-inflight", "tuned + A->B.producer.override.enable.idempotence=true, max.in.flight=5"),
@@ -96,6 +102,8 @@ CONFIG_DOCS = OrderedDict([
                     "the flow's default transaction.boundary=poll (one transaction per batch a task returns)"),
     ("connect-eos-interval", "connect-eos with the flow's transaction_boundary: interval (one transaction a second, "
                              "transaction.boundary.interval.ms=1000)"),
+    ("connect-inflight", "connect + producer.override.enable.idempotence=true, max.in.flight.requests.per.connection=5 "
+                         "in the flow (the client copies' producer)"),
     ("connect-tasks-cores", "connect with tasks.max = this machine's CPU cores, the Red Hat guide's rule for a "
                             "one-worker Connect cluster (\"Aim for as many tasks as CPU cores in the Kafka Connect "
                             "clusters\")"),
@@ -111,6 +119,8 @@ CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench", None, {})),
                                ("connect-eos", (True, "dr-bench-eos", None, {})),
                                ("connect-eos-interval", (True, "dr-bench-eos-iv", None,
                                                          {"transaction_boundary": "interval"})),
+                               ("connect-inflight", (False, "dr-bench-if", None, {"properties": OrderedDict(
+                                   ("producer.override." + k, v) for k, v in INFLIGHT.items())})),
                                ("connect-tasks-cores", (False, "dr-bench-tc", os.cpu_count(), {})),
                                ("connect-tasks-30", (False, "dr-bench-t30", 30, {}))])
 # The delay until visible: records written to A this far apart, this many.
@@ -119,9 +129,17 @@ VISIBLE_PACE_S = 0.05
 # The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
 DEDICATED_REFERENCE = ("role", "tuned")
 # Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
-# copy; EOS costs at most 30 % of the EOS-off Connect rate.
+# copy; EOS costs at most 30 % of the EOS-off Connect rate; each layout's defaults >= 0.9x the
+# client copy with as many threads as MirrorMaker tasks.
 GOAL_CONNECT_RATIO = 0.8
 GOAL_EOS_COST = 0.30
+GOAL_THREADS_RATIO = 0.9
+# The collection's defaults in each layout, and each with the copies' producer, held against the fair ceilings.
+LAYOUT_DEFAULTS = (("dedicated layout, defaults", ROLE_DEFAULT),
+                   ("dedicated layout, defaults + 5 in flight", "role-inflight"),
+                   ("Connect layout, defaults", "connect"), ("Connect layout, defaults + 5 in flight", "connect-inflight"))
+# Connect's task producer (Worker.baseProducerConfigs) where it differs from a client's defaults.
+CONNECT_PRODUCER = OrderedDict([("enable.idempotence", "false"), ("max.in.flight.requests.per.connection", "1")])
 # EOS: once the target is reached, the watcher goes on until the end offsets stay put this long
 # (transaction markers take offsets too; the last change is the last commit).
 EOS_SETTLE_MS = 3000
@@ -185,8 +203,18 @@ def run(cmd, timeout, logfile=None, env=None):
     return out.decode()
 
 
+def machine_jiffies():
+    """(busy, total) CPU jiffies of the whole machine since boot (/proc/stat)."""
+    with open("/proc/stat") as fh:
+        fields = [int(x) for x in fh.readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    busy = user + nice + system + irq + softirq + steal
+    return busy, busy + idle + iowait
+
+
 class Watcher(object):
-    """BenchTool watch in the background: (epoch_ms, sum of end offsets) samples."""
+    """BenchTool watch in the background: (epoch_ms, sum of end offsets, machine jiffies) samples; the
+    jiffies are read as each sample arrives, so CPU and records come from the same window."""
 
     def __init__(self, java, bootstrap, topic, target, interval_ms, timeout_s, logfile, settle_ms=0):
         self.samples = []
@@ -203,7 +231,7 @@ class Watcher(object):
         for line in self.proc.stdout:
             parts = line.decode().split()
             if len(parts) == 2 and parts[0].isdigit():
-                self.samples.append((int(parts[0]) / 1000.0, int(parts[1])))
+                self.samples.append((int(parts[0]) / 1000.0, int(parts[1]), machine_jiffies()))
 
     def wait(self, timeout):
         try:
@@ -216,13 +244,24 @@ class Watcher(object):
 
     def rate(self, target):
         """(first_seen_epoch, records/s between the first non-zero sample and the target)."""
-        seen = [(t, n) for t, n in self.samples if n > 0]
+        seen = [(t, n) for t, n, _cpu in self.samples if n > 0]
         if not seen or seen[-1][1] < target:
             return (seen[0][0] if seen else None), None
         (t1, n1), (t2, n2) = seen[0], seen[-1]
         if t2 <= t1 or n2 <= n1:
             return t1, None
         return t1, (n2 - n1) / (t2 - t1)
+
+    def cpu(self):
+        """The whole machine's CPU over the window rate() measures (brokers, the copier and the watcher
+        included): busy cores on average and CPU milliseconds per 1000 records."""
+        seen = [(n, cpu) for _t, n, cpu in self.samples if n > 0]
+        if len(seen) < 2 or seen[-1][0] <= seen[0][0] or seen[-1][1][1] <= seen[0][1][1]:
+            return None
+        (n1, (b1, t1)), (n2, (b2, t2)) = seen[0], seen[-1]
+        cpu_s = (b2 - b1) / os.sysconf("SC_CLK_TCK")
+        return OrderedDict([("busy_cores", round(os.cpu_count() * (b2 - b1) / (t2 - t1), 2)),
+                            ("cpu_ms_per_1000_records", round(1e6 * cpu_s / (n2 - n1), 1))])
 
 
 def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
@@ -232,14 +271,14 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     flow = {"source": "A", "target": "B", "topics": [TOPIC], "properties": OrderedDict()}
     options = {"exactly_once": False, "internal_rest": True}
     glob = OrderedDict()
-    if name == "role":
+    if name in ("role", "role-inflight"):
         role_globals, options["flow_defaults"], options["worker_defaults"] = role_defaults()
         glob.update(role_globals)
     glob.update(HARNESS_GLOBALS)
     # dedicated.mode.enable.internal.rest=true (role default) starts a REST listener: keep it local
     glob["listeners"] = "http://127.0.0.1:%d" % rest_port
     glob["rest.advertised.host.name"] = "127.0.0.1"
-    if name not in ("stock", "role"):
+    if name not in ("stock", "role", "role-inflight"):
         flow["tasks_max"] = partitions
     if name in ("tuned", "tuned-inflight", "tuned-inflight-sl"):
         # per flow: A->B.producer.override.* (Connect's connector-level client override, policy
@@ -249,7 +288,7 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
             flow["properties"]["producer.override." + k] = v
         for k, v in CONSUMER_TUNING.items():
             flow["properties"]["consumer." + k] = v
-    if name in ("tuned-inflight", "tuned-inflight-sl"):
+    if name in ("tuned-inflight", "tuned-inflight-sl", "role-inflight"):
         for k, v in INFLIGHT.items():
             flow["properties"]["producer.override." + k] = v
     if name == "tuned-inflight-sl":
@@ -389,6 +428,67 @@ def replication_clients(logfile):
     return out
 
 
+def watched(java, b_bs, topic, args, tmp, cmd):
+    """Run ``cmd`` to completion while a watcher samples B:topic's end offsets: (its stdout, the rate the
+    watcher saw, the machine's CPU in that window), measured the way MirrorMaker's are."""
+    w = Watcher(java, b_bs, topic, args.records, args.poll_ms, args.timeout, os.path.join(tmp, "watch-%s.log" % topic))
+    time.sleep(2)  # watcher JVM up before the writes start
+    out = run(cmd, args.timeout + 60, logfile=os.path.join(tmp, "%s.log" % topic))
+    w.wait(60)
+    return out, w.rate(args.records)[1], w.cpu()
+
+
+def client_copy(java, a_bs, b_bs, topic, threads, args, tmp, producer=None):
+    """BenchTool copy A:bench -> B:topic with ``threads`` threads, the tuned clients (``producer``: settings
+    on top); rate from the first poll to the last ack, and the same rate the way MirrorMaker's is measured
+    (end offsets watched on B)."""
+    producer = OrderedDict(PRODUCER_TUNING, **(producer or {}))
+    log("client copy A:%s -> B:%s, %d thread(s)" % (TOPIC, topic, threads))
+    copy_args = (["producer.%s=%s" % kv for kv in producer.items()]
+                 + ["consumer.%s=%s" % kv for kv in CONSUMER_TUNING.items()])
+    out, watch_rate, cpu = watched(java, b_bs, topic, args, tmp,
+                                   java + ["copy", a_bs, b_bs, TOPIC, topic, str(args.timeout), str(threads)] + copy_args)
+    copy = json.loads(out.strip().splitlines()[-1])
+    rate = copy["total"] / copy["seconds_first_poll_to_last_ack"]
+    log("client copy, %d thread(s): %d records/s (watcher %s)" % (copy["threads"], rate, watch_rate and round(watch_rate)))
+    return OrderedDict([
+        ("records_per_s", round(rate)), ("mb_per_s", round(rate * args.record_size / 1e6, 2)),
+        ("seconds", round(copy["seconds_first_poll_to_last_ack"], 3)),
+        ("records_per_s_watcher", round(watch_rate) if watch_rate else None),
+        ("machine_cpu", cpu),
+        ("threads", copy["threads"]), ("target_topic", topic),
+        ("detail", copy),
+        ("settings", OrderedDict([("producer", dict(producer)), ("consumer", dict(CONSUMER_TUNING)),
+                                  ("note", "producer otherwise default (acks=all, idempotence on, 5 in flight); "
+                                           "consumer: manual assignment, partitions dealt round-robin over the "
+                                           "threads, a consumer and a producer per thread")])),
+    ])
+
+
+def perf_test(java, bin_, b_bs, args, tmp):
+    """What one producer with the copies' producer tuning writes into B (kafka-producer-perf-test.sh,
+    records of the source's size and kind): the target's physical ceiling for this machine."""
+    log("kafka-producer-perf-test -> B:%s" % PERF_TOPIC)
+    out, watch_rate, cpu = watched(java, b_bs, PERF_TOPIC, args, tmp,
+                                   [os.path.join(bin_, "kafka-producer-perf-test.sh"), "--topic", PERF_TOPIC,
+                                    "--num-records", str(args.records), "--record-size", str(args.record_size),
+                                    "--throughput", "-1", "--producer-props", "bootstrap.servers=" + b_bs]
+                                   + ["%s=%s" % kv for kv in PRODUCER_TUNING.items()])
+    summary = out.strip().splitlines()[-1]
+    m = re.match(r"(\d+) records sent, ([\d.]+) records/sec", summary)
+    if not m:
+        raise RuntimeError("kafka-producer-perf-test: no summary line in %r" % summary)
+    rate = float(m.group(2))
+    log("kafka-producer-perf-test: %s" % summary)
+    return OrderedDict([("records_per_s", round(rate)), ("mb_per_s", round(rate * args.record_size / 1e6, 2)),
+                        ("records_per_s_watcher", round(watch_rate) if watch_rate else None),
+                        ("machine_cpu", cpu),
+                        ("summary", summary), ("target_topic", PERF_TOPIC),
+                        ("settings", OrderedDict([("producer", dict(PRODUCER_TUNING)),
+                                                  ("note", "one producer, otherwise default: acks=all, "
+                                                           "idempotence on, 5 in flight")]))])
+
+
 def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     """One Connect layout config: worker(s) up, connectors PUT, watch B, connectors deleted, worker
     stopped. Returns the result fields (rates are relative to nothing yet)."""
@@ -471,6 +571,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
         ("records_per_s", round(rate) if rate else None),
         ("mb_per_s", round(rate * args.record_size / 1e6, 2) if rate else None),
         ("startup_delay_s", round(first_seen - t_start, 2) if first_seen else None),
+        ("machine_cpu", w.cpu()),
         ("worker_start_s", round(t_start - t_worker, 2)),
         ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
         ("completed", wrc == 0 and not failures), ("worker_alive_at_end", worker_alive),
@@ -481,6 +582,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
         ("description", CONFIG_DOCS[name]),
         ("source_topic", topic), ("target_topic", topic),
         ("model_warnings", list(model.warnings)),
+        ("kafka_heap_opts", lab.heap),
         ("worker_properties", OrderedDict(worker["properties"])),
         ("connectors", configs),
         ("connector_status", statuses),
@@ -493,6 +595,9 @@ def main():
     ap.add_argument("--records", type=int, default=200000)
     ap.add_argument("--record-size", type=int, default=1024)
     ap.add_argument("--partitions", type=int, default=4)
+    ap.add_argument("--copy-threads", type=int, default=None,
+                    help="threads of the second client copy (default: the tasks MirrorMaker runs with the role's "
+                         "tasks.max, min(tasks.max, partitions))")
     ap.add_argument("--configs", default=DEFAULT_CONFIGS, help="comma list of: " + ", ".join(CONFIG_DOCS))
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
@@ -569,7 +674,10 @@ def bench(args, configs, archive, model, tmp):
     sources = [TOPIC] + [CONNECT_CONFIGS[n][1] for n in configs if n in CONNECT_CONFIGS]
     for topic in sources:
         run(java + ["create", a_bs, topic, str(args.partitions)], 90)
-    run(java + ["create", b_bs, COPY_TOPIC, str(args.partitions)], 90)
+    for topic in CEILING_TOPICS:
+        run(java + ["create", b_bs, topic, str(args.partitions)], 90)
+    # the fair ceiling has as many threads as MirrorSourceConnector starts tasks: min(tasks.max, partitions)
+    copy_threads = args.copy_threads or min(int(role_defaults()[1]["tasks.max"]), args.partitions)
     for topic in sources:
         log("filling %s with %d x %d B records" % (topic, args.records, args.record_size))
         fill = run([os.path.join(bin_, "kafka-producer-perf-test.sh"), "--topic", topic,
@@ -581,33 +689,22 @@ def bench(args, configs, archive, model, tmp):
     payload_mb = args.records * args.record_size / 1e6
     results = OrderedDict()
 
-    # ---- client copy
-    log("client copy A:%s -> B:%s" % (TOPIC, COPY_TOPIC))
-    w = Watcher(java, b_bs, COPY_TOPIC, args.records, args.poll_ms, args.timeout, os.path.join(tmp, "watch-copy.log"))
-    time.sleep(2)  # watcher JVM up before the copy starts
-    copy_args = (["producer.%s=%s" % kv for kv in PRODUCER_TUNING.items()]
-                 + ["consumer.%s=%s" % kv for kv in CONSUMER_TUNING.items()])
-    copy = json.loads(run(java + ["copy", a_bs, b_bs, TOPIC, COPY_TOPIC, str(args.timeout)] + copy_args,
-                          args.timeout + 60).strip().splitlines()[-1])
-    w.wait(60)
-    copy_watch_rate = w.rate(args.records)[1]
-    copy_rate = copy["total"] / copy["seconds_first_poll_to_last_ack"]
-    results["client-copy"] = OrderedDict([
-        ("records_per_s", round(copy_rate)), ("mb_per_s", round(copy_rate * args.record_size / 1e6, 2)),
-        ("seconds", round(copy["seconds_first_poll_to_last_ack"], 3)),
-        ("records_per_s_watcher", round(copy_watch_rate) if copy_watch_rate else None),
-        ("detail", copy),
-        ("settings", OrderedDict([("producer", dict(PRODUCER_TUNING)), ("consumer", dict(CONSUMER_TUNING)),
-                                  ("note", "producer otherwise default: acks=all, idempotence on, 5 in flight; "
-                                           "consumer: manual assignment of all partitions, one thread")])),
-    ])
-    log("client copy: %d records/s (watcher %s)" % (copy_rate, results["client-copy"]["records_per_s_watcher"]))
+    # ---- the ceilings: client copies with one thread and with as many as MirrorMaker runs tasks,
+    # and what one producer with the same tuning writes into B
+    results["client-copy"] = client_copy(java, a_bs, b_bs, COPY_TOPIC, 1, args, tmp)
+    results["client-copy-threads"] = client_copy(java, a_bs, b_bs, THREADS_COPY_TOPIC, copy_threads, args, tmp)
+    # the same with the producer settings Connect gives a task: what of the gap is the producer's
+    results["client-copy-threads-cp"] = client_copy(java, a_bs, b_bs, CONNECT_PRODUCER_COPY_TOPIC, copy_threads, args,
+                                                    tmp, producer=CONNECT_PRODUCER)
+    results["producer-perf-test"] = perf_test(java, bin_, b_bs, args, tmp)
+    copy_rate, copy_watch_rate = results["client-copy"]["records_per_s"], results["client-copy"]["records_per_s_watcher"]
 
     # ---- MirrorMaker 2, dedicated and on Connect, one config at a time
+    mirrormaker_heap = _role_yaml(ROLE_DEFAULTS)["mirrormaker_heap_opts"]
     for name in configs:
         # everything but the source topics and the copy goes (MM2's and Connect's internal topics too)
         run(java + ["reset", a_bs, ",".join(sources)], 120)
-        run(java + ["reset", b_bs, COPY_TOPIC], 120)
+        run(java + ["reset", b_bs, ",".join(CEILING_TOPICS)], 120)
         if name in CONNECT_CONFIGS:
             res = run_connect(name, args, lab, java, a_bs, b_bs, tmp)
             rate = res["records_per_s"]
@@ -637,7 +734,9 @@ def bench(args, configs, archive, model, tmp):
         log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
         w = Watcher(java, b_bs, "A." + TOPIC, args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
         time.sleep(2)
-        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"))
+        # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
+        # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
+        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=mirrormaker_heap)
         out = os.path.join(d, "stdout.log")
         t_start = time.time()
         mm2 = start([os.path.join(bin_, "connect-mirror-maker.sh"), os.path.join(d, "mm2.properties")], out, env=env)
@@ -653,10 +752,12 @@ def bench(args, configs, archive, model, tmp):
             # both rates by the end-offset watcher on B (same method on both sides)
             ("ratio_to_client_copy_watcher", round(rate / copy_watch_rate, 3) if rate and copy_watch_rate else None),
             ("startup_delay_s", round(first_seen - t_start, 2) if first_seen else None),
+            ("machine_cpu", w.cpu()),
             ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
             ("completed", wrc == 0), ("mm2_alive_at_end", mm2_alive),
             ("samples", len(w.samples)),
             ("description", CONFIG_DOCS[name]),
+            ("kafka_heap_opts", mirrormaker_heap),
             ("mm2_properties", OrderedDict((k, v) for k, v in props.items())),
             ("effective_clients", clients),
         ])
@@ -669,31 +770,39 @@ def bench(args, configs, archive, model, tmp):
                 log("   %s: %s" % (kind, " ".join("%s=%s" % kv for kv in sorted(vals.items()))))
 
     # ---- report
+    def cpu(name):
+        use = results[name].get("machine_cpu")
+        return "%9.1f %5.2f" % (use["cpu_ms_per_1000_records"], use["busy_cores"]) if use else "%9s %5s" % ("-", "-")
+
     lines = ["", "mm2_throughput: %d records x %d B, %d partitions, Kafka %s, 2 brokers + clients on %d cores"
              % (args.records, args.record_size, args.partitions, kafka_version, os.cpu_count()),
-             "%-18s %10s %7s %20s %9s %14s" % ("config", "records/s", "MB/s", "ratio", "startup",
-                                               "ratio(watcher)")]
-    cc = results["client-copy"]
-    lines.append("%-18s %10d %7.2f %20s %9s %14s" % (
-        "client-copy", cc["records_per_s"], cc["mb_per_s"], "1.00x", "-", "(%s rec/s)" % cc["records_per_s_watcher"]))
+             "%-22s %10s %7s %20s %9s %14s %9s %5s" % ("config", "records/s", "MB/s", "ratio", "startup",
+                                                       "ratio(watcher)", "CPU ms/1k", "cores")]
+    for name in ("client-copy", "client-copy-threads", "client-copy-threads-cp", "producer-perf-test"):
+        r = results[name]
+        lines.append("%-22s %10d %7.2f %20s %9s %14s %s" % (
+            name, r["records_per_s"], r["mb_per_s"], "%.2fx client copy" % (r["records_per_s"] / copy_rate), "-",
+            "(%s rec/s)" % r["records_per_s_watcher"], cpu(name)))
     for name in configs:
         r = results[name]
         if r["records_per_s"]:
-            lines.append("%-18s %10d %7.2f %20s %8.1fs %13.2fx" % (
+            lines.append("%-22s %10d %7.2f %20s %8.1fs %13.2fx %s" % (
                 name, r["records_per_s"], r["mb_per_s"], "%.2fx client copy" % r["ratio_to_client_copy"],
-                r["startup_delay_s"], r["ratio_to_client_copy_watcher"] or 0))
+                r["startup_delay_s"], r["ratio_to_client_copy_watcher"] or 0, cpu(name)))
         else:
-            lines.append("%-18s %10s %7s %20s %9s" % (name, "n/a", "n/a", "incomplete", r["startup_delay_s"]))
+            lines.append("%-22s %10s %7s %20s %9s" % (name, "n/a", "n/a", "incomplete", r["startup_delay_s"]))
     for name in configs:
         if name in CONNECT_CONFIGS:
             lines.append("  %s: startup = connectors PUT -> first record on B; the worker took %.1fs to start before"
                          % (name, results[name]["worker_start_s"]))
     role = results.get(ROLE_DEFAULT)
-    ratio = "%.2f" % role["ratio_to_client_copy"] if role and role["ratio_to_client_copy"] else "n/a"
-    lines.append("mm2_throughput: role defaults = %sx client copy" % ratio
+    ratio = "%.2fx" % role["ratio_to_client_copy"] if role and role["ratio_to_client_copy"] else "n/a"
+    lines.append("mm2_throughput: role defaults = %s client copy" % ratio
                  + ("" if role else " (config %r not run)" % ROLE_DEFAULT))
     ratios = connect_ratios(results, copy_rate)
     lines.extend(ratios.pop("lines"))
+    ceilings = ceiling_ratios(results, configs)
+    lines.extend(ceilings.pop("lines"))
     print("\n".join(lines))
 
     doc = OrderedDict([
@@ -707,6 +816,7 @@ def bench(args, configs, archive, model, tmp):
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
         ("role_default_config", ROLE_DEFAULT), ("role_default_ratio", role and role["ratio_to_client_copy"]),
         ("connect_ratios", ratios),
+        ("ceiling_ratios", ceilings),
         ("results", results),
         ("elapsed_s", round(time.time() - t_begin, 1)),
     ])
@@ -723,13 +833,63 @@ def bench(args, configs, archive, model, tmp):
     return 0 if ok else 2
 
 
+def fmt(value):
+    """A ratio as the report prints it."""
+    return "n/a" if value is None else "%.2fx" % value
+
+
+def ceiling_ratios(results, configs):
+    """Each layout's defaults against the fair ceilings of this run: the client copy with as many threads
+    as MirrorMaker tasks (goal >= GOAL_THREADS_RATIO) and one producer writing into B. Ratios by the end-offset
+    watcher on B, MirrorMaker's own method, on both sides; the copies' own timing (first poll to last ack)
+    in the ``*_own_timing`` fields."""
+    threads, perf, single = results["client-copy-threads"], results["producer-perf-test"], results["client-copy"]
+    connect_producer = results["client-copy-threads-cp"]
+
+    def ratio(num, den):
+        return round(num / den, 3) if num and den else None
+
+    out = OrderedDict([("copy_threads", threads["threads"]),
+                       ("threads_copy_to_client_copy", ratio(threads["records_per_s_watcher"],
+                                                             single["records_per_s_watcher"])),
+                       ("perf_test_to_threads_copy", ratio(perf["records_per_s_watcher"],
+                                                           threads["records_per_s_watcher"])),
+                       ("threads_copy_connect_producer_to_threads_copy",
+                        ratio(connect_producer["records_per_s_watcher"], threads["records_per_s_watcher"])),
+                       ("goal_to_threads_copy", GOAL_THREADS_RATIO)])
+    lines = ["mm2_throughput: client copy with %d threads = %s the one-thread copy; kafka-producer-perf-test "
+             "into B = %s the %d-thread copy (end offsets on B)"
+             % (threads["threads"], fmt(out["threads_copy_to_client_copy"]), fmt(out["perf_test_to_threads_copy"]),
+                threads["threads"]),
+             "mm2_throughput: the %d-thread copy with Connect's task producer settings (%s) = %s the %d-thread copy"
+             % (threads["threads"], ", ".join("%s=%s" % kv for kv in CONNECT_PRODUCER.items()),
+                fmt(out["threads_copy_connect_producer_to_threads_copy"]), threads["threads"])]
+    for layout, name in LAYOUT_DEFAULTS:
+        if name not in configs:
+            continue
+        rate = results[name]["records_per_s"]
+        entry = OrderedDict([("config", name), ("to_threads_copy", ratio(rate, threads["records_per_s_watcher"])),
+                             ("to_perf_test", ratio(rate, perf["records_per_s_watcher"])),
+                             ("to_threads_copy_connect_producer", ratio(rate, connect_producer["records_per_s_watcher"])),
+                             ("to_threads_copy_own_timing", ratio(rate, threads["records_per_s"])),
+                             ("to_perf_test_own_timing", ratio(rate, perf["records_per_s"]))])
+        entry["goal_holds"] = None if entry["to_threads_copy"] is None else entry["to_threads_copy"] >= GOAL_THREADS_RATIO
+        out[name] = entry
+        lines.append("mm2_throughput: %s (%s) = %s the %d-thread client copy (goal >= %.1fx: %s), %s kafka-producer-perf-test "
+                     "into B, %s the copy with Connect's producer; against the first two's own timings %s and %s"
+                     % (layout, name, fmt(entry["to_threads_copy"]), threads["threads"], GOAL_THREADS_RATIO,
+                        {None: "not measured", True: "holds", False: "does NOT hold"}[entry["goal_holds"]],
+                        fmt(entry["to_perf_test"]), fmt(entry["to_threads_copy_connect_producer"]),
+                        fmt(entry["to_threads_copy_own_timing"]),
+                        fmt(entry["to_perf_test_own_timing"])))
+    out["lines"] = lines
+    return out
+
+
 def connect_ratios(results, copy_rate):
     """The Connect layout's ratios, measured side by side in this run, and the goals' verdicts."""
     def rate(name):
         return results[name]["records_per_s"] if name in results else None
-
-    def fmt(value):
-        return "n/a" if value is None else "%.2fx" % value
 
     def verdict(ok):
         return "not measured" if ok is None else ("holds" if ok else "does NOT hold")

@@ -10,9 +10,10 @@
 //        not changed for settleMs, so that a transactional topic's markers are counted too)
 //   BenchTool count   <bootstrap> <topic> <timeoutS>
 //        number of committed records in topic (read_committed consumer, beginning to end); not timed
-//   BenchTool copy    <srcBootstrap> <dstBootstrap> <srcTopic> <dstTopic> <timeoutS> [consumer.K=V|producer.K=V ...]
+//   BenchTool copy    <srcBootstrap> <dstBootstrap> <srcTopic> <dstTopic> <timeoutS> <threads> [consumer.K=V|producer.K=V ...]
 //        consume srcTopic from the beginning (manual assignment, no group) and produce every
-//        record to the same partition of dstTopic; prints one JSON line with the timings.
+//        record to the same partition of dstTopic, the partitions dealt round-robin over <threads>
+//        threads with a consumer and a producer each; prints one JSON line with the timings.
 import java.time.Duration;
 import java.util.*;
 import java.util.concurrent.TimeUnit;
@@ -155,63 +156,118 @@ public class BenchTool {
     static void copy(String[] a) throws Exception {
         String src = a[1], dst = a[2], srcTopic = a[3], dstTopic = a[4];
         long timeoutS = Long.parseLong(a[5]);
+        int threads = Integer.parseInt(a[6]);
         Properties cp = new Properties(), pp = new Properties();
         cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, src);
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        cp.put(ConsumerConfig.CLIENT_ID_CONFIG, "bench-copy-consumer");
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, dst);
         pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArraySerializer");
         pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.ByteArraySerializer");
-        pp.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-copy-producer");
-        for (int i = 6; i < a.length; i++) {
+        for (int i = 7; i < a.length; i++) {
             String[] kv = a[i].split("=", 2);
             if (kv[0].startsWith("consumer.")) cp.put(kv[0].substring(9), kv[1]);
             else if (kv[0].startsWith("producer.")) pp.put(kv[0].substring(9), kv[1]);
             else throw new IllegalArgumentException(a[i]);
         }
-        AtomicLong acked = new AtomicLong(), failed = new AtomicLong(), firstAck = new AtomicLong(), lastAck = new AtomicLong();
-        long consumed = 0, bytes = 0, t0, tFirstRecord = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp);
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp)) {
-            List<TopicPartition> tps = consumer.partitionsFor(srcTopic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(srcTopic, p.partition())).collect(Collectors.toList());
-            producer.partitionsFor(dstTopic);  // fetch metadata before the clock starts, as MM2 has it too
+        List<TopicPartition> all;
+        Map<TopicPartition, Long> begin, end;
+        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(cp)) {
+            all = probe.partitionsFor(srcTopic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(srcTopic, p.partition()))
+                .sorted(Comparator.comparingInt(TopicPartition::partition)).collect(Collectors.toList());
+            begin = probe.beginningOffsets(all);
+            end = probe.endOffsets(all);
+        }
+        // Partitions dealt round-robin, one consumer and one producer per thread: how
+        // MirrorSourceConnector splits a flow's partitions over its tasks, each task with its own clients.
+        List<CopyThread> workers = new ArrayList<>();
+        for (int t = 0; t < Math.min(threads, all.size()); t++) {
+            List<TopicPartition> mine = new ArrayList<>();
+            for (int i = t; i < all.size(); i += threads) mine.add(all.get(i));
+            Properties c = (Properties) cp.clone(), p = (Properties) pp.clone();
+            c.put(ConsumerConfig.CLIENT_ID_CONFIG, "bench-copy-consumer-" + t);
+            p.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-copy-producer-" + t);
+            long total = 0;
+            for (TopicPartition tp : mine) total += end.get(tp) - begin.get(tp);
+            workers.add(new CopyThread(c, p, mine, dstTopic, total, timeoutS));
+        }
+        for (CopyThread w : workers) w.open();  // clients and metadata before the clock starts, as MM2 has them too
+        long t0 = System.nanoTime(), t0Epoch = System.currentTimeMillis();
+        for (CopyThread w : workers) { w.t0 = t0; w.start(); }
+        for (CopyThread w : workers) w.join();
+        long total = 0, consumed = 0, acked = 0, failed = 0, bytes = 0, firstAck = Long.MAX_VALUE, lastAck = 0,
+             firstRecord = Long.MAX_VALUE;
+        for (CopyThread w : workers) {
+            if (w.error != null) throw w.error;
+            total += w.total; consumed += w.consumed; acked += w.acked.get(); failed += w.failed.get(); bytes += w.bytes;
+            firstAck = Math.min(firstAck, w.firstAck.get());
+            lastAck = Math.max(lastAck, w.lastAck.get());
+            firstRecord = Math.min(firstRecord, w.firstRecord);
+        }
+        System.out.printf(Locale.ROOT,
+            "{\"threads\": %d, \"total\": %d, \"consumed\": %d, \"acked\": %d, \"failed\": %d, \"payload_bytes\": %d, "
+            + "\"t0_epoch_ms\": %d, \"seconds_first_poll_to_last_ack\": %.4f, \"seconds_first_ack_to_last_ack\": %.4f, "
+            + "\"seconds_first_poll_to_first_record\": %.4f}%n",
+            workers.size(), total, consumed, acked, failed, bytes, t0Epoch, (lastAck - t0) / 1e9, (lastAck - firstAck) / 1e9,
+            (firstRecord - t0) / 1e9);
+        if (acked != total) System.exit(4);
+    }
+
+    /** One copy thread: its partitions from their beginning to the end offsets read before the start. */
+    static class CopyThread extends Thread {
+        final Properties cp, pp;
+        final List<TopicPartition> tps;
+        final String dstTopic;
+        final long total, timeoutS;
+        final AtomicLong acked = new AtomicLong(), failed = new AtomicLong(), firstAck = new AtomicLong(Long.MAX_VALUE),
+                         lastAck = new AtomicLong();
+        long consumed, bytes, firstRecord = Long.MAX_VALUE, t0;
+        Exception error;
+        KafkaConsumer<byte[], byte[]> consumer;
+        KafkaProducer<byte[], byte[]> producer;
+
+        CopyThread(Properties cp, Properties pp, List<TopicPartition> tps, String dstTopic, long total, long timeoutS) {
+            this.cp = cp; this.pp = pp; this.tps = tps; this.dstTopic = dstTopic; this.total = total; this.timeoutS = timeoutS;
+        }
+
+        void open() {
+            consumer = new KafkaConsumer<>(cp);
+            producer = new KafkaProducer<>(pp);
+            producer.partitionsFor(dstTopic);
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
-            Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps), end = consumer.endOffsets(tps);
-            long total = 0;
-            for (TopicPartition tp : tps) total += end.get(tp) - begin.get(tp);
+        }
+
+        @Override
+        public void run() {
             Callback cb = (md, ex) -> {
                 if (ex != null) { failed.incrementAndGet(); return; }
                 long now = System.nanoTime();
-                firstAck.compareAndSet(0, now);
+                firstAck.accumulateAndGet(now, Math::min);
                 lastAck.set(now);
                 acked.incrementAndGet();
             };
-            long deadline = System.nanoTime() + timeoutS * 1_000_000_000L;
-            t0 = System.nanoTime();
-            long t0Epoch = System.currentTimeMillis();
-            while (consumed < total && System.nanoTime() < deadline) {
-                ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
-                if (tFirstRecord == 0 && !recs.isEmpty()) tFirstRecord = System.nanoTime();
-                for (ConsumerRecord<byte[], byte[]> r : recs) {
-                    producer.send(new ProducerRecord<>(dstTopic, r.partition(), r.timestamp(), r.key(), r.value(), r.headers()), cb);
-                    consumed++;
-                    bytes += (r.value() == null ? 0 : r.value().length) + (r.key() == null ? 0 : r.key().length);
+            long deadline = t0 + timeoutS * 1_000_000_000L;
+            try {
+                while (consumed < total && System.nanoTime() < deadline) {
+                    ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
+                    if (firstRecord == Long.MAX_VALUE && !recs.isEmpty()) firstRecord = System.nanoTime();
+                    for (ConsumerRecord<byte[], byte[]> r : recs) {
+                        producer.send(new ProducerRecord<>(dstTopic, r.partition(), r.timestamp(), r.key(), r.value(), r.headers()), cb);
+                        consumed++;
+                        bytes += (r.value() == null ? 0 : r.value().length) + (r.key() == null ? 0 : r.key().length);
+                    }
                 }
+                producer.flush();
+            } catch (Exception e) {
+                error = e;
+            } finally {
+                producer.close();
+                consumer.close();
             }
-            producer.flush();
-            double s = (lastAck.get() - t0) / 1e9;
-            double sAck = (lastAck.get() - firstAck.get()) / 1e9;
-            System.out.printf(Locale.ROOT,
-                "{\"total\": %d, \"consumed\": %d, \"acked\": %d, \"failed\": %d, \"payload_bytes\": %d, "
-                + "\"t0_epoch_ms\": %d, \"seconds_first_poll_to_last_ack\": %.4f, \"seconds_first_ack_to_last_ack\": %.4f, "
-                + "\"seconds_first_poll_to_first_record\": %.4f}%n",
-                total, consumed, acked.get(), failed.get(), bytes, t0Epoch, s, sAck, (tFirstRecord - t0) / 1e9);
-            if (acked.get() != total) System.exit(4);
         }
     }
 }
