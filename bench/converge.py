@@ -18,6 +18,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,7 +46,7 @@ PROFILE = {"ANSIBLE_CALLBACKS_ENABLED": "ansible.posix.profile_tasks,ansible.pos
            "PROFILE_TASKS_TASK_OUTPUT_LIMIT": "12"}
 
 
-def variant_env(name: str, workdir: Path | None = None) -> dict:
+def variant_env(name: str, workdir: Path) -> dict:
     """The ansible settings a --variants entry stands for: `default` (ansible.cfg as it is),
     `forks=N`, `mitogen` (the mitogen_linear strategy of the mitogen package, when installed),
     `tree=REV` (the collection as it was at git revision REV, checked out under ``workdir``: before
@@ -58,10 +59,8 @@ def variant_env(name: str, workdir: Path | None = None) -> dict:
                              text=True, check=False).stdout.strip()
         if not sha:
             sys.exit("converge bench: --variants %s: no such git revision" % name)
-        if workdir is None:
-            return {}
         tree = workdir / ("tree-" + sha[:12])
-        if not tree.exists():
+        if not tree.exists():  # the same revision named twice
             tree.mkdir()
             archive = subprocess.run(["git", "archive", sha], cwd=REPO, capture_output=True, check=True).stdout
             subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
@@ -162,7 +161,7 @@ def counts(output: str):
     return tasks, host_tasks, changed
 
 
-def bench_count(n: int, args, env, workdir: Path, log: Path) -> dict:
+def bench_count(n: int, args, env, variants: dict, workdir: Path, log: Path) -> dict:
     layout = LAYOUTS[n]
     inv = inventory(workdir, layout)
     playbook(env, inv, "lab/down.yml", log)
@@ -176,7 +175,7 @@ def bench_count(n: int, args, env, workdir: Path, log: Path) -> dict:
     # Variants alternate within each round, so a drift of the machine weighs on all of them alike.
     for _round in range(args.warm_runs):
         for name in args.variants:
-            seconds, output, cpu = playbook(dict(env, **variant_env(name, workdir)), inv, "playbooks/site.yml", log)
+            seconds, output, cpu = playbook(dict(env, **variants[name]), inv, "playbooks/site.yml", log)
             tasks, host_tasks, changed = counts(output)
             if changed:
                 sys.exit("converge bench: a warm run (%s) with %d hosts changed %d things; output in %s"
@@ -262,14 +261,17 @@ def main():
     if args.quick:
         args.hosts, args.warm_runs, args.settle = "1", 1, 10
     args.variants = args.variants.split(",")
-    for name in args.variants:
-        variant_env(name)
     wanted = [int(n) for n in args.hosts.split(",")]
     unknown = [n for n in wanted if n not in LAYOUTS]
     if unknown:
         parser.error("--hosts: no layout for %s (known: %s)" % (unknown, sorted(LAYOUTS)))
 
     workdir = Path(tempfile.mkdtemp(prefix="kafkaops-bench-converge-"))
+    try:
+        variants = {name: variant_env(name, workdir) for name in args.variants}
+    except SystemExit:
+        shutil.rmtree(workdir)
+        raise
     log = workdir / "ansible.log"
     env = dict(os.environ, KAFKAOPS_LAB_SSH_CONFIG=str(workdir / "ssh_config"), ANSIBLE_FORCE_COLOR="0")
     with open("/proc/cpuinfo") as cpu:
@@ -280,7 +282,7 @@ def main():
           % (args.hosts, args.warm_runs, ",".join(args.variants), cores, log))
     rows = []
     for n in wanted:
-        row = bench_count(n, args, env, workdir, log)
+        row = bench_count(n, args, env, variants, workdir, log)
         rows.append(row)
         print("  %d host(s): up %.1f s, cold %.1f s (%d tasks), warm median %.1f s (%d tasks, %.3f s/task)"
               % (n, row["up_s"], row["cold_s"], row["cold_tasks"], row["warm_median_s"], row["warm_tasks"],
