@@ -80,10 +80,11 @@ class FlowRun(MarkersCheck, OffsetsCheck, NewTopicsCheck, HeartbeatsCheck):
                 # The offsets check starts once the markers are written: it waits for MirrorMaker's
                 # checkpoints while Spark compares the markers, and needs where they landed only at
                 # its end. It is stopped when the markers fail.
-                early, stop, landed = {}, threading.Event(), Future()
+                early, stop, landed = None, threading.Event(), Future()
                 with ThreadPoolExecutor(max_workers=1) as side:
                     def written(sent, topic=topic):
-                        early["offsets"] = side.submit(self.offsets, topic, sent, landed.result, stop)
+                        nonlocal early
+                        early = side.submit(self.offsets, topic, sent, landed.result, stop)
                     try:
                         mres, sent, received = self.markers(topic, written)
                     except BaseException:
@@ -93,8 +94,8 @@ class FlowRun(MarkersCheck, OffsetsCheck, NewTopicsCheck, HeartbeatsCheck):
                     landed.set_result(received)
                     out.append(mres)
                     if mres["status"] == "pass" or (not self.checks["offsets"].get("commit", True)):
-                        out.append(early["offsets"].result() if "offsets" in early
-                                   else self.offsets(topic, sent, received))
+                        # not written when the remote topic never appeared: nothing to wait for
+                        out.append(early.result() if early else self.offsets(topic, sent, received))
                     else:
                         stop.set()
                         ores = result("offsets", self.flow, topic)
