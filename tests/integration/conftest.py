@@ -23,7 +23,6 @@ REPO = Path(__file__).resolve().parents[2]
 # tests/lib, shared with tests/live
 sys.path.insert(0, str(REPO / "tests" / "lib"))
 import bounded  # noqa: E402 pylint: disable=wrong-import-position
-import recap  # noqa: E402 pylint: disable=wrong-import-position
 BIN = "/opt/kafka/current/bin"
 INVENTORY = os.environ.get("MOLECULE_INVENTORY_FILE", "")
 
@@ -194,11 +193,6 @@ def ansible_playbook(playbook, *args, timeout=900):
     catches a hang (the roles bound their own waits); a run that exceeds it fails the test with
     the end of what the play printed so far."""
     return bounded.run(["ansible-playbook", "-i", INVENTORY, str(playbook), *args], timeout)
-
-
-def changed_by_host(output):
-    """host -> changed count, from a play's PLAY RECAP."""
-    return recap.changed(output)
 
 
 def played(result):

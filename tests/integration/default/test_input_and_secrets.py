@@ -11,7 +11,8 @@ import re
 
 import pytest
 import yaml
-from conftest import REPO, ansible_playbook, changed_by_host, hosts_of, node, targets
+from conftest import REPO, ansible_playbook, hosts_of, node, targets
+import recap  # tests/lib, on the path once conftest is loaded
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
@@ -104,6 +105,6 @@ def test_bad_input_changes_no_host(tmp_path, bad, message):
     result = ansible_playbook("kafkaops.mirrormaker.site", "-e", "@%s" % extra)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-3000:]
-    recap = changed_by_host(output)
-    assert recap and all(changed == 0 for changed in recap.values()), recap
+    changes = recap.changed(output)
+    assert changes and all(changed == 0 for changed in changes.values()), changes
     assert message in output, output[-3000:]

@@ -11,9 +11,10 @@ import time
 
 import pytest
 from conftest import (
-    REPO, Producer, ansible_playbook, changed_by_host, cluster_bootstrap, consume, hosts_of, kafka, node, played,
+    REPO, Producer, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, played,
     produce, targets, topics, unique, wait_until,
 )
+import recap  # tests/lib, on the path once conftest is loaded
 
 testinfra_hosts = targets("mirrormakers")[:1]
 
@@ -172,7 +173,7 @@ def test_a_node_taken_out_by_the_variable_hands_its_tasks_over_and_loses_nothing
               % (names[1], took, names[0], after, before))
         again = ansible_playbook("kafkaops.mirrormaker.mirrormaker", "-i", extra)
         assert again.returncode == 0, played(again)
-        changed = changed_by_host(again.stdout)
+        changed = recap.changed(again.stdout)
         assert changed[names[1]] == 0 and changed[names[0]] == 0, played(again)
         producer.finish("the second run")
         _all_arrive(host, producer, remote)

@@ -17,9 +17,10 @@ import time
 
 import pytest
 from conftest import (
-    INVENTORY, REPO, Producer, ansible_playbook, changed_by_host, cluster_bootstrap, hosts_of, kafka, node, played, produce, targets, unique,
+    INVENTORY, REPO, Producer, ansible_playbook, cluster_bootstrap, hosts_of, kafka, node, played, produce, targets, unique,
     wait_until,
 )
+import recap  # tests/lib, on the path once conftest is loaded
 
 testinfra_hosts = targets("connect_workers")[:1]
 
@@ -539,7 +540,7 @@ def test_a_worker_taken_out_by_the_variable_hands_its_connectors_over_and_loses_
         again = ansible_playbook(connect_yml, "-i", str(extra))
         assert again.returncode == 0, played(again)
         for name in (keep_name, leave_name):
-            assert changed_by_host(again.stdout).get(name) == 0, played(again)
+            assert recap.changed(again.stdout).get(name) == 0, played(again)
         producer.finish("the second run")
 
         def on_b():

@@ -17,8 +17,9 @@ import re
 import time
 
 from conftest import (
-    Producer, ansible_playbook, changed_by_host, consume, hosts_of, kafka, node, played, targets, unique, wait_until,
+    Producer, ansible_playbook, consume, hosts_of, kafka, node, played, targets, unique, wait_until,
 )
+import recap  # tests/lib, on the path once conftest is loaded
 
 testinfra_hosts = targets("kafka_a_brokers")[:1]
 
@@ -92,7 +93,7 @@ def test_a_broker_taken_out_moves_its_replicas_off_under_load_and_comes_back(hos
               % (node_id, took, len(held), topic))
         rerun = ansible_playbook("kafkaops.mirrormaker.kafka", "-i", moved)
         assert rerun.returncode == 0, played(rerun)
-        assert changed_by_host(rerun.stdout)[leave_name] == 0, played(rerun)
+        assert recap.changed(rerun.stdout)[leave_name] == 0, played(rerun)
         producer.finish("the second run", timeout=600)
         expected = producer.records
         count = len(expected)

@@ -25,9 +25,10 @@ from pathlib import Path
 import yaml
 
 from conftest import (
-    REPO, Producer, ansible_playbook, changed_by_host, consume, hosts_of, kafka, node, played, targets, topics,
+    REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, targets, topics,
     unique, wait_until,
 )
+import recap  # tests/lib, on the path once conftest is loaded
 
 testinfra_hosts = targets("kafka_a_brokers")[:1]
 
@@ -180,7 +181,7 @@ def test_upgrade_from_3_9_under_load_loses_nothing_and_finalizes(host, tmp_path)
 
     again = ansible_playbook(*upgrade)
     assert again.returncode == 0, played(again)
-    assert set(changed_by_host(again.stdout).values()) == {0}, played(again)
+    assert set(recap.changed(again.stdout).values()) == {0}, played(again)
 
     back = ansible_playbook("kafkaops.mirrormaker.upgrade", "-e", "lab_kafka_archive=%s" % FROM)
     assert back.returncode != 0
