@@ -23,7 +23,10 @@ description:
     O(update_password=on_create) an existing credential with the iterations asked for is left
     alone, whatever its password; one with other iterations is set again with the password given.
     With O(update_password=always) every present credential is set again on every run, so the task
-    always reports C(changed).
+    always reports C(changed). With O(update_password=when_refused) the module logs in as each such
+    user, with its mechanism and the password given, over the same servers and transport as its own
+    connection, and sets the password again only where the cluster refuses that login; so a
+    password changed in the inventory is rolled out, and a re-run changes nothing.
   - kafka-python salts and hashes the password on the managed host (PBKDF2 with the iteration
     count); only the salted hash reaches the cluster. Passwords are never in the output, the diff or
     the host's log.
@@ -74,9 +77,16 @@ options:
   update_password:
     description:
       - V(on_create), set the password only when the credential is added, or set again for other
-        iterations; V(always), set every present credential again on each run (always C(changed)).
+        iterations; V(always), set every present credential again on each run (always C(changed));
+        V(when_refused), as V(on_create), and also set again every present credential whose login
+        with the password given the cluster refuses.
+      - V(when_refused) needs C(security.protocol) V(SASL_PLAINTEXT) or V(SASL_SSL) in
+        O(client_properties), and the listener must offer each user's mechanism. A login is given
+        up to 10 seconds (at most O(timeout)); a refused one takes that long, as kafka-python tries
+        again until then. A login neither accepted nor refused (a mechanism the listener does not
+        offer, no answer) fails the task naming the item; nothing is written.
     type: str
-    choices: [on_create, always]
+    choices: [on_create, always, when_refused]
     default: on_create
 extends_documentation_fragment:
   - kafkaops.mirrormaker.kafka_client
@@ -122,7 +132,15 @@ EXAMPLES = r"""
   vars:
     ansible_python_interpreter: /opt/mm2-smoke/venv/bin/python
 
-- name: Rotate a password (set again on every run) and give the user both mechanisms
+- name: Roll out a password changed in the inventory (set only where the login with it is refused)
+  kafkaops.mirrormaker.kafka_scram_user:
+    bootstrap_servers: kafka-a1:9093
+    client_properties: "{{ kafka_admin_client_properties }}"
+    update_password: when_refused
+    users:
+      - {name: billing, password: "{{ vault_billing_password }}"}
+
+- name: Set a password again on every run and give the user both mechanisms
   kafkaops.mirrormaker.kafka_scram_user:
     bootstrap_servers: kafka-a1:9093
     client_properties: "{{ kafka_admin_client_properties }}"
@@ -162,7 +180,8 @@ added:
       returned: always
 updated:
   description:
-    - The existing credentials set again (other iterations, or O(update_password=always)), or that
+    - The existing credentials set again (other iterations, O(update_password=always), or a login
+      refused with O(update_password=when_refused)), or that
       check mode would set again; each as in RV(added), with C(before_iterations), the count it had.
   returned: success
   type: list
@@ -206,10 +225,29 @@ except ImportError:
     KAFKA_IMPORT_ERROR = traceback.format_exc()
 
 CLIENT_ID = "kafkaops-scram-user"
+LOGIN_CLIENT_ID = CLIENT_ID + "-login"
+# kafka-python retries a refused login until its bootstrap deadline: this bounds each check
+LOGIN_SECONDS = 10
 
 
 def input_errors(params, servers_errors, user_errors, property_errors):
-    return list(servers_errors) + list(user_errors) + kafka_client.timeout_errors(params["timeout"]) + list(property_errors)
+    protocol = (params["client_properties"] or {}).get("security.protocol")
+    return (list(servers_errors) + list(user_errors) + kafka_client.timeout_errors(params["timeout"])
+            + list(property_errors) + scram.when_refused_errors(params["update_password"], protocol))
+
+
+def try_login(session, wanted):
+    """None when the cluster accepts the login of ``wanted``, else what kafka-python logged."""
+    seconds = min(session.timeout, LOGIN_SECONDS)
+    del session.connection_errors.reasons[:]
+    try:
+        client = KafkaAdminClient(bootstrap_servers=session.servers, client_id=LOGIN_CLIENT_ID,
+                                  request_timeout_ms=seconds * 1000, bootstrap_timeout_ms=seconds * 1000,
+                                  **scram.login_kwargs(session.kwargs, wanted))
+    except kafka_errors.KafkaError:
+        return list(session.connection_errors.reasons)
+    client.close()
+    return None
 
 
 def run(module, servers, kwargs, wanted, connection_errors):
@@ -222,9 +260,14 @@ def run(module, servers, kwargs, wanted, connection_errors):
         admin = session.client(KafkaAdminClient)
         try:
             existing = scram.read(admin, users, session.retry)
-            changes = scram.plan(wanted, existing, params["update_password"])
+            refused = []
+            if params["update_password"] == "when_refused":
+                refused = scram.refused(wanted, scram.unproven(wanted, existing), lambda w: try_login(session, w))
+            changes = scram.plan(wanted, existing, params["update_password"], refused)
             if not module.check_mode:
                 scram.write(admin, changes, wanted, kafka_admin, session.retry)
+        except scram.LoginUnanswered as exc:
+            raise Failed(scram.unanswered_message(exc, shown))
         except scram.ScramCallFailed as exc:
             failed = Failed(scram.failure_message(exc, shown, kafka_client.caller(kwargs)))
             failed.changed = bool(exc.done)

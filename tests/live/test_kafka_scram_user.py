@@ -157,3 +157,108 @@ def test_scram_users_through_the_admin_api(secured_lab):
         for secret in secrets:
             assert secret not in text
             assert json.dumps(secret)[1:-1] not in text
+
+
+ROTOR = "scram-rotor"
+ROTATION_TOPIC = "scram-rotation"
+
+
+class Writer(object):
+    """A kafka-python producer (acks=all) logged in as ROTOR with ``password``, sending numbered
+    records from a thread until stopped: what it had acknowledged (and when), and every error its
+    callbacks or sends raised."""
+
+    def __init__(self, lab, password, first):
+        import threading
+        from kafka import KafkaProducer
+        kwargs = dict(lab.kafka_python_kwargs("A", ROTOR), sasl_plain_password=password)
+        self.producer = KafkaProducer(bootstrap_servers=lab.bootstrap("A"), acks="all", client_id="scram-rotor",
+                                      **kwargs)
+        self.next, self.acked, self.errors = first, [], []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._send, daemon=True)
+        self.thread.start()
+
+    def _send(self):
+        while not self.stopping.is_set():
+            value = self.next
+            self.next += 1
+            try:
+                future = self.producer.send(ROTATION_TOPIC, str(value).encode())
+                future.add_callback(lambda _meta, value=value: self.acked.append((value, time.monotonic())))
+                future.add_errback(lambda exc, value=value: self.errors.append((value, repr(exc))))
+            except Exception as exc:  # noqa: BLE001 - any error is the test's finding
+                self.errors.append((value, repr(exc)))
+            time.sleep(0.005)
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(30)
+        self.producer.flush(30)
+        self.producer.close(30)
+        return self.next
+
+
+def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
+    """A rotation in the order the module serves: the cluster first, then the client rolled to the
+    new password.  update_password=when_refused finds the inventory's new password refused and sets
+    it; the producer already logged in goes on writing (Kafka does not authenticate an established
+    connection again unless connections.max.reauth.ms is set, and the lab does not set it); the
+    producer made again with the new password goes on from there.  Every acknowledged record is
+    read back; no send failed; the old password is refused once the switch is made."""
+    from kafka import KafkaConsumer
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    lab = secured_lab
+    old = lab.add_scram_user("A", ROTOR)
+    new = "rotor-rotated-Pw=%d" % int(time.time())
+    admin = KafkaAdminClient(bootstrap_servers=lab.bootstrap("A"), client_id="scram-rotation",
+                             **lab.kafka_python_kwargs("A"))
+    try:
+        admin.create_topics([NewTopic(ROTATION_TOPIC, num_partitions=1, replication_factor=1)])
+    finally:
+        admin.close()
+    grant = {"acls": [{"principal": "User:" + ROTOR, "operation": op, "resource_type": "TOPIC",
+                       "resource_name": ROTATION_TOPIC} for op in ("WRITE", "DESCRIBE")]}
+    proc, granted = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
+        grant, bootstrap_servers=lab.bootstrap("A"), client_properties=lab.client_properties("A")))
+    assert proc.returncode == 0, granted
+    rotor = {"name": ROTOR, "password": new}
+
+    first = Writer(lab, old, 0)
+    assert eventually(lambda: len(first.acked) > 50, 60), first.errors
+    proc, checked = run(lab, {"users": [rotor], "update_password": "when_refused"}, "--check")
+    assert proc.returncode == 0 and checked["changed"] is True, checked
+    proc, result = run(lab, {"users": [rotor], "update_password": "when_refused"})
+    assert proc.returncode == 0, result
+    assert result["updated"] == [{"name": ROTOR, "mechanism": "SCRAM-SHA-512", "iterations": 4096,
+                                  "before_iterations": 4096}], result
+    switched = time.monotonic()
+    assert eventually(lambda: logs_in(lab, ROTOR, new, 10000))
+    assert not logs_in(lab, ROTOR, old)
+    # the established connection still writes after the cluster took the new password
+    assert eventually(lambda: sum(1 for _v, at in first.acked if at > switched + 1) > 50, 30), first.errors
+    # the roll: the producer is made again with the new password
+    resume = first.stop()
+    second = Writer(lab, new, resume)
+    assert eventually(lambda: len(second.acked) > 50, 60), second.errors
+    end = second.stop()
+    # converged: a re-run logs in with the new password and changes nothing
+    proc, again = run(lab, {"users": [rotor], "update_password": "when_refused"})
+    assert proc.returncode == 0 and again["changed"] is False, again
+
+    consumer = KafkaConsumer(ROTATION_TOPIC, bootstrap_servers=lab.bootstrap("A"), group_id=None,
+                             auto_offset_reset="earliest", enable_auto_commit=False, consumer_timeout_ms=5000,
+                             **lab.kafka_python_kwargs("A"))
+    try:
+        read = [int(record.value) for record in consumer]
+    finally:
+        consumer.close()
+    acked = set(v for v, _at in first.acked + second.acked)
+    lost = acked - set(read)
+    print("\nscram rotation under a producer: %d sent, %d acknowledged (%d after the switch on the old login), "
+          "%d read back, lost %d, duplicates %d, errors %d"
+          % (end, len(acked), sum(1 for _v, at in first.acked if at > switched), len(read), len(lost),
+             len(read) - len(set(read)), len(first.errors) + len(second.errors)))
+    assert first.errors == [] and second.errors == []
+    assert len(acked) == end and lost == set()

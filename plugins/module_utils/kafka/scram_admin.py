@@ -9,7 +9,9 @@ bootstrap of the ``kafka_broker`` role), less those only a command line needs.
 
 A broker tells a credential's mechanism and iteration count, never its password (it keeps only a
 salted hash), so a credential that exists with the iterations asked for is taken as it should be
-unless ``update_password`` is ``always``.
+unless ``update_password`` is ``always``, or is ``when_refused`` and a login with the password
+given is refused (``unproven``, ``refused``): the one way to see that the inventory's password is
+not the cluster's, which is what a rotation changes.
 
 Pure functions, standard library only at import time.  The calls take a kafka-python (3.x)
 ``KafkaAdminClient`` and the module ``kafka.admin`` (ScramMechanism and the alteration types) as
@@ -31,7 +33,7 @@ from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import 
 
 KEYS = ("name", "password", "mechanism", "iterations", "state")
 STATES = ("present", "absent")
-UPDATE_PASSWORD = ("on_create", "always")
+UPDATE_PASSWORD = ("on_create", "always", "when_refused")
 CLUSTER_NAME = "kafka-cluster"
 # scram_user_faults asks every item for a password; deleting a credential needs none, so an absent
 # item is checked with this in its place (it never reaches the cluster).
@@ -115,14 +117,23 @@ def concerned(wanted):
     return sorted(set(w.name for w in wanted))
 
 
-def plan(wanted, existing, update_password="on_create"):
+def unproven(wanted, existing):
+    """The present items of ``wanted`` whose credential exists with the iterations asked for: what
+    the cluster says of them cannot tell whether their password is the one given, a login can."""
+    have = dict(((c.name, c.mechanism), c.iterations) for c in existing)
+    return [w for w in wanted if w.state == "present" and have.get(w.key) == w.iterations]
+
+
+def plan(wanted, existing, update_password="on_create", refused=()):
     """The changes, sorted by user and mechanism, that make ``existing`` (the Credentials the
     cluster has for the users of ``wanted``) what ``wanted`` asks for.
 
     A present credential is added when the user has none of that mechanism, updated when its
-    iteration count differs or ``update_password`` is ``always`` (the password cannot be compared),
+    iteration count differs, when ``update_password`` is ``always`` (the password cannot be
+    compared), or when its key is in ``refused`` (a login with the password given was refused),
     else left alone.  An absent one is removed only when it exists.
     """
+    refused = set(refused)
     have = dict(((c.name, c.mechanism), c.iterations) for c in existing)
     changes = []
     for w in wanted:
@@ -132,7 +143,7 @@ def plan(wanted, existing, update_password="on_create"):
                 changes.append(Change("remove", w.name, w.mechanism, before, before))
         elif before is None:
             changes.append(Change("add", w.name, w.mechanism, w.iterations, None))
-        elif update_password == "always" or before != w.iterations:
+        elif update_password == "always" or before != w.iterations or w.key in refused:
             changes.append(Change("update", w.name, w.mechanism, w.iterations, before))
     return sorted(changes, key=lambda c: (c.name, c.mechanism))
 
@@ -191,6 +202,66 @@ def summary(changes, check_mode, shown):
 
 
 # ---------------------------------------------------------------------------- calls to the cluster
+
+# What kafka-python logs when a broker refuses a SASL login ("Bootstrap connection to bootstrap-0
+# failed: [Error 58] SaslAuthenticationFailedError: ... invalid credentials ..."); a mechanism the
+# listener does not offer reads "socket disconnected" instead, and a timeout tells nothing.
+_LOGIN_REFUSED = "SaslAuthenticationFailedError"
+
+
+class LoginUnanswered(Exception):
+    """A login made to check a password was neither accepted nor refused: ``index`` of the item
+    in ``users``, ``wanted``, ``reason`` (what kafka-python logged last, or None)."""
+
+    def __init__(self, index, wanted, reason):
+        Exception.__init__(self, index, wanted, reason)
+        self.index, self.wanted, self.reason = index, wanted, reason
+
+
+def login_kwargs(kwargs, wanted):
+    """The client's keywords (those of the module's connection: servers, TLS) with the SASL login
+    of ``wanted`` instead of the caller's."""
+    login = dict((k, v) for k, v in kwargs.items() if not k.startswith("sasl_"))
+    login.update(sasl_mechanism=wanted.mechanism, sasl_plain_username=wanted.name,
+                 sasl_plain_password=wanted.password)
+    return login
+
+
+def refused(wanted, candidates, try_login):
+    """The keys of ``candidates`` (items of ``wanted``) whose password the cluster refuses.
+
+    ``try_login(item)`` logs in as the item: None when accepted, else the reasons kafka-python
+    logged.  A login neither accepted nor refused raises LoginUnanswered: a password is set again
+    only on a refusal seen, never on a guess."""
+    found = []
+    for item in candidates:
+        reasons = try_login(item)
+        if reasons is None:
+            continue
+        if any(_LOGIN_REFUSED in reason for reason in reasons):
+            found.append(item.key)
+        else:
+            raise LoginUnanswered(wanted.index(item), item, reasons[-1] if reasons else None)
+    return found
+
+
+def unanswered_message(exc, shown):
+    where = "users[%d]" % exc.index
+    return ("%s: the login of %r with %s, made to check its password (update_password=when_refused), was neither "
+            "accepted nor refused by the cluster at %s: %s (is %s offered by the listener, in the brokers' "
+            "sasl.enabled.mechanisms?)" % (where, exc.wanted.name, exc.wanted.mechanism, shown,
+                                           exc.reason or "no answer", exc.wanted.mechanism))
+
+
+def when_refused_errors(update_password, protocol):
+    """The fault of ``update_password=when_refused`` with a connection (``security.protocol``) that
+    cannot log in with SCRAM."""
+    protocol = protocol or "PLAINTEXT"
+    if update_password != "when_refused" or protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+        return []
+    return ["update_password: when_refused logs in as each user, which needs client_properties' security.protocol "
+            "SASL_PLAINTEXT or SASL_SSL (a listener offering SCRAM), not %s" % protocol]
+
 
 class ScramCallFailed(Exception):
     """The cluster refused a call.  ``action``: describe or alter; ``error``: kafka-python's error

@@ -4,11 +4,19 @@ alter_user_scram_credentials), answering as kafka-python 3.x does with what a KR
 answers, from credentials it keeps.  Not Kafka: it stands in only for what a real broker cannot be
 made to show on demand (every call a run made, so that check mode is seen to write nothing; which
 salted hash a password set).  The real thing is tested in tests/live/test_kafka_scram_user.py.
+
+A client made with the login client id (``update_password=when_refused``) is a login as that user:
+accepted when the password is the one last set, else refused as kafka-python 3.0 reports it against
+a real broker (seen on the secured live lab, 2026-12-05): it logs "Bootstrap connection to
+bootstrap-0 failed: [Error 58] SaslAuthenticationFailedError: ..." and raises KafkaTimeoutError
+once its bootstrap deadline passes; a mechanism the listener does not offer is logged as "socket
+disconnected" instead.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from kafka import admin as kafka_admin
 from kafka import errors as kafka_errors
@@ -28,19 +36,49 @@ class ScramAdminDouble(object):
     ``may_describe`` / ``may_alter`` False: CLUSTER_AUTHORIZATION_FAILED on describe (raised, as
     kafka-python raises a top-level error) / on alter (each user's result, message only)."""
 
-    def __init__(self, credentials=None, may_describe=True, may_alter=True):
+    LOGIN_CLIENT_ID = "kafkaops-scram-user-login"
+    REFUSED = ("Bootstrap connection to bootstrap-0 failed: [Error 58] SaslAuthenticationFailedError: "
+               "SaslAuthenticationFailedError: Authentication failed during authentication due to invalid credentials "
+               "with SASL mechanism %s (backoff 0.06 secs)")
+    NOT_OFFERED = "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected (backoff 0.05 secs)"
+
+    def __init__(self, credentials=None, may_describe=True, may_alter=True, offered=("SCRAM-SHA-256", "SCRAM-SHA-512")):
         self.credentials = {}
         for key, iterations in (credentials or {}).items():
             self.credentials[key] = {"iterations": iterations, "salt": None, "salted": None}
-        self.may_describe, self.may_alter = may_describe, may_alter
+        self.may_describe, self.may_alter, self.offered = may_describe, may_alter, offered
         self.calls = []
         self.connected_with = None
+        self.logins = []
         self.closed = False
 
     def __call__(self, **kwargs):
-        """Stands in for the KafkaAdminClient class: 'constructing' it returns the double."""
+        """Stands in for the KafkaAdminClient class: 'constructing' it returns the double, or for a
+        login, logs in."""
+        if kwargs.get("client_id") == self.LOGIN_CLIENT_ID:
+            return self._login(kwargs)
         self.connected_with = kwargs
         return self
+
+    def set_password(self, name, mechanism, password, iterations=4096):
+        """The cluster has this credential with this password (as a bootstrap user or an earlier run left it)."""
+        salt = b"double-salt"
+        algorithm = kafka_admin.ScramMechanism[mechanism.replace("-", "_")].hash_name
+        self.credentials[(name, mechanism)] = {
+            "iterations": iterations, "salt": salt,
+            "salted": hashlib.pbkdf2_hmac(algorithm, password.encode("utf-8"), salt, iterations)}
+
+    def _login(self, kwargs):
+        name, mechanism = kwargs["sasl_plain_username"], kwargs["sasl_mechanism"]
+        self.logins.append((name, mechanism))
+        if mechanism not in self.offered:
+            reason = self.NOT_OFFERED
+        elif (name, mechanism) in self.credentials and self.password_is(name, mechanism, kwargs["sasl_plain_password"]):
+            return _LoggedIn()
+        else:
+            reason = self.REFUSED % mechanism
+        logging.getLogger("kafka.net.manager").warning(reason)
+        raise kafka_errors.KafkaTimeoutError("Unable to bootstrap from %s" % ",".join(kwargs["bootstrap_servers"]))
 
     def writes(self):
         return [call for call in self.calls if call[0] != "describe"]
@@ -103,3 +141,8 @@ class ScramAdminDouble(object):
 
     def close(self):
         self.closed = True
+
+
+class _LoggedIn(object):
+    def close(self):
+        pass

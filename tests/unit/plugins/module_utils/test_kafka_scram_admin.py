@@ -64,6 +64,55 @@ def test_plan_adds_updates_and_removes_only_what_is_needed():
     assert [c.name for c in ksa.plan(asked, existing, "always")] == ["gone", "new", "same", "slow"]
 
 
+def test_only_a_present_credential_with_the_iterations_asked_for_needs_a_login():
+    existing = [C("same", S512, 4096), C("slow", S512, 4096), C("gone", S512, 4096)]
+    asked = wanted({"name": "same", "password": "pw-long-1"}, {"name": "slow", "password": "pw-long-1", "iterations": 8192},
+                   {"name": "new", "password": "pw-long-1"}, {"name": "gone", "state": "absent"})
+    assert [w.name for w in ksa.unproven(asked, existing)] == ["same"]
+    assert ksa.plan(asked, existing, "when_refused") == ksa.plan(asked, existing)
+    assert ksa.Change("update", "same", S512, 4096, 4096) in ksa.plan(asked, existing, "when_refused",
+                                                                      [("same", S512)])
+
+
+REFUSED = ("Bootstrap connection to bootstrap-0 failed: [Error 58] SaslAuthenticationFailedError: "
+           "SaslAuthenticationFailedError: Authentication failed during authentication due to invalid credentials")
+DISCONNECTED = "KafkaConnectionError: socket disconnected"
+
+
+@pytest.mark.parametrize("answers, found, unanswered", [
+    ({"a": None, "b": None}, [], None),
+    ({"a": [REFUSED], "b": None}, [("a", S512)], None),
+    ({"a": [DISCONNECTED, REFUSED], "b": [REFUSED]}, [("a", S512), ("b", S512)], None),
+    ({"a": None, "b": [DISCONNECTED]}, None, (1, DISCONNECTED)),
+    ({"a": [], "b": None}, None, (0, None)),
+])
+def test_a_password_is_set_again_only_on_a_refusal_seen(answers, found, unanswered):
+    asked = wanted({"name": "a", "password": "pw-long-1"}, {"name": "b", "password": "pw-long-2"})
+    if unanswered is None:
+        assert ksa.refused(asked, asked, lambda w: answers[w.name]) == found
+        return
+    with pytest.raises(ksa.LoginUnanswered) as raised:
+        ksa.refused(asked, asked, lambda w: answers[w.name])
+    assert (raised.value.index, raised.value.reason) == unanswered
+
+
+def test_a_login_keeps_the_transport_and_replaces_the_callers_sasl():
+    kwargs = {"security_protocol": "SASL_SSL", "ssl_cafile": "/ca.pem", "sasl_mechanism": "GSSAPI",
+              "sasl_kerberos_service_name": "kafka"}
+    item = wanted({"name": "mm2", "password": "pw-long-1", "mechanism": S256})[0]
+    assert ksa.login_kwargs(kwargs, item) == {
+        "security_protocol": "SASL_SSL", "ssl_cafile": "/ca.pem", "sasl_mechanism": S256,
+        "sasl_plain_username": "mm2", "sasl_plain_password": "pw-long-1"}
+
+
+@pytest.mark.parametrize("update_password, protocol, faulty", [
+    ("when_refused", "SASL_PLAINTEXT", False), ("when_refused", "SASL_SSL", False),
+    ("when_refused", None, True), ("when_refused", "SSL", True), ("always", "SSL", False), ("on_create", None, False),
+])
+def test_when_refused_needs_a_sasl_connection(update_password, protocol, faulty):
+    assert bool(ksa.when_refused_errors(update_password, protocol)) is faulty
+
+
 def test_rounds_alter_each_user_once_per_request():
     changes = [ksa.Change("add", "a", S256, 4096, None), ksa.Change("add", "a", S512, 4096, None),
                ksa.Change("remove", "b", S512, 4096, 4096)]

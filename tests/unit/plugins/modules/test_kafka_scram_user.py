@@ -98,6 +98,60 @@ def test_always_sets_every_present_password_again_on_every_run(run):
     assert len(admin.writes()) == 2
 
 
+@pytest.mark.parametrize("cluster_password, iterations, updated, logins", [
+    ("mm2-s3cret-pw", 4096, [], [("mm2", S512)]),  # the login is accepted: nothing to do
+    ("the-old-pw-1", 4096, [cred("mm2", before_iterations=4096)], [("mm2", S512)]),  # refused: set again
+    ("the-old-pw-1", 8192, [cred("mm2", before_iterations=8192)], []),  # other iterations: set again, no login
+])
+def test_when_refused_sets_again_only_a_password_the_cluster_refuses(run, cluster_password, iterations, updated,
+                                                                     logins):
+    admin = ScramAdminDouble()
+    admin.set_password("mm2", S512, cluster_password, iterations)
+    code, result = run(admin, [user()], update_password="when_refused")
+    assert code == 0, result
+    assert result["changed"] is bool(updated) and result["updated"] == updated
+    assert admin.logins == logins
+    assert admin.password_is("mm2", S512, "mm2-s3cret-pw")
+    # converged: a re-run logs in, is accepted and writes nothing
+    writes = len(admin.writes())
+    code, result = run(admin, [user()], update_password="when_refused")
+    assert code == 0 and result["changed"] is False and len(admin.writes()) == writes
+
+
+def test_when_refused_in_check_mode_logs_in_and_writes_nothing(run):
+    admin = ScramAdminDouble()
+    admin.set_password("mm2", S512, "the-old-pw-1")
+    code, result = run(admin, [user(), user("new")], update_password="when_refused", check=True, diff=True)
+    assert code == 0 and result["changed"] is True
+    assert result["updated"] == [cred("mm2", before_iterations=4096)] and result["added"] == [cred("new")]
+    assert "mm2 SCRAM-SHA-512 iterations=4096 (password set)" in result["diff"]["after"]
+    assert admin.writes() == [] and admin.password_is("mm2", S512, "the-old-pw-1")
+    assert "mm2-s3cret-pw" not in json.dumps(result)
+
+
+def test_when_refused_fails_naming_the_item_whose_login_is_not_answered(run):
+    admin = ScramAdminDouble(offered=(S512,))
+    admin.set_password("mm2", S512, "mm2-s3cret-pw")
+    admin.set_password("mm2", S256, "mm2-s3cret-pw")
+    code, result = run(admin, [user(), user(mechanism=S256)], update_password="when_refused")
+    assert code == 1 and result["changed"] is False and admin.writes() == []
+    assert result["msg"] == (
+        "users[1]: the login of 'mm2' with SCRAM-SHA-256, made to check its password (update_password=when_refused), "
+        "was neither accepted nor refused by the cluster at 127.0.0.1:9093: KafkaConnectionError: socket disconnected "
+        "(is SCRAM-SHA-256 offered by the listener, in the brokers' sasl.enabled.mechanisms?)")
+
+
+@pytest.mark.parametrize("properties", [{}, {"security.protocol": "SSL", "ssl.cafile": __file__}])
+def test_when_refused_needs_a_connection_that_can_log_in_with_scram(run, properties):
+    admin = ScramAdminDouble()
+    code, result = run(admin, [user()], update_password="when_refused", client_properties=properties)
+    assert code == 1 and admin.calls == [] and admin.logins == []
+    protocol = properties.get("security.protocol", "PLAINTEXT")
+    assert result["msg"] == (
+        "update_password: when_refused logs in as each user, which needs client_properties' security.protocol "
+        "SASL_PLAINTEXT or SASL_SSL (a listener offering SCRAM), not %s" % protocol)
+
+
 def test_absent_removes_only_that_mechanism_and_only_if_it_exists(run):
     admin = ScramAdminDouble({("mm2", S512): 8192, ("mm2", S256): 4096})
     code, result = run(admin, [{"name": "mm2", "state": "absent"}, {"name": "nobody", "state": "absent"}])
@@ -118,7 +172,7 @@ def test_both_mechanisms_of_one_user_go_in_two_requests(run):
     assert admin.iterations() == {("mm2", S512): 4096, ("mm2", S256): 4096}
 
 
-@pytest.mark.parametrize("params", [{}, {"update_password": "always"}])
+@pytest.mark.parametrize("params", [{}, {"update_password": "always"}, {"update_password": "when_refused"}])
 def test_check_mode_reports_what_a_run_would_do_and_writes_nothing(run, params):
     existing = {("mm2", S512): 4096, ("old", S512): 4096, ("slow", S256): 4096}
     wanted = [user(), user("new"), user("old", state="absent"), user("slow", mechanism=S256, iterations=16384)]
