@@ -111,13 +111,15 @@ class Producer(object):
     # more than any change here lasts at the smallest interval: only a stop ends the writing
     LIMIT = 99999
 
-    def __init__(self, host, bootstrap, topic, interval=0.03):
+    def __init__(self, host, bootstrap, topic, interval=0.03, producer_config=None):
+        """``producer_config``: a client properties file on ``host`` (a secured cluster's login)."""
         self.host, self.count, self.unit = host, self.LIMIT, unique("producer")
         script = PRODUCER % {"count": self.count, "interval": interval, "unit": self.unit}
+        login = " --producer.config %s" % shlex.quote(producer_config) if producer_config else ""
         host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, script))
         host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
-                        "--bootstrap-server %s --topic %s --producer-property acks=all'"
-                        % (self.unit, self.unit, BIN, bootstrap, topic))
+                        "--bootstrap-server %s --topic %s --producer-property acks=all%s'"
+                        % (self.unit, self.unit, BIN, bootstrap, topic, login))
 
     def writing(self, during):
         """Assert it is still writing once `during` (a part of the change) is over: else that part

@@ -11,10 +11,13 @@ import os
 import re
 import shlex
 import sys
+import time
 
 import pytest
 
-from conftest import REPO, hosts_of, kafka, node, produce, targets, unique, wait_until
+from conftest import (REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, produce, targets,
+                      unique, wait_until)
+import recap  # tests/lib, on the path once conftest is loaded
 
 sys.path.insert(0, str(REPO / ".collections"))
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import acls as mm2_acls  # noqa: E402
@@ -214,3 +217,81 @@ def test_an_authenticated_user_without_acls_gets_nothing(host, admin):
     assert "TopicAuthorizationException" in out or "Not authorized to access topics" in out, out[-3000:]
     assert re.search(r"TGS_REQ .*ISSUE: .*alice@%s for kafka/%s@%s" % (REALM, re.escape(hosts_of("kafka_b")[0]), REALM),
                      kdc_log(host))
+
+
+def kvnos(host, path):
+    """The key version numbers in a keytab on ``host``, as klist -k lists them."""
+    listed = host.check_output("klist -k %s" % shlex.quote(path))
+    return sorted(set(int(line.split()[0]) for line in listed.splitlines() if re.match(r"^\s*\d+ ", line)))
+
+
+def started(host):
+    """When systemd last started MirrorMaker 2 (monotonic microseconds)."""
+    return host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
+
+
+def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin):
+    """A keytab rotation the way Kerberos takes two credentials: the KDC gives mm2/<host> a new key
+    (kadmin ktadd, a new key version appended to the keytab, the old one kept beside it), the
+    keytab at mirrormaker_keytab_src is replaced with that file, and playbooks/mirrormaker.yml rolls
+    it out (the role copies it and restarts MirrorMaker 2, one node at a time, each waited for until
+    it does its job). A producer writes on A with acks=all throughout; every record it wrote is on B,
+    MirrorMaker 2 logged in to the KDC again after the restart, and the old key alone no longer
+    gets a ticket. Runs last: the lab's MirrorMaker keeps the new key."""
+    name = hosts_of("mirrormakers")[0]
+    kdc = node(host, hosts_of("kdc")[0])
+    principal = "mm2/%s@%s" % (name, REALM)
+    on_kdc = "/var/lib/kafkaops-lab/keytabs/%s.keytab" % name
+    deployed = "/etc/kafka-mirrormaker/mm2.keytab"
+    a, b = broker(host, "kafka_a"), broker(host, "kafka_b")
+    topic = unique("lab.rotation")
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin,
+          "--create", "--topic", topic, "--partitions", "2")
+    before = kvnos(host, deployed)
+    started_before = started(host)
+    logins = r"AS_REQ .*ISSUE: .*%s for krbtgt/" % re.escape(principal)
+
+    producer = Producer(a, bootstrap("kafka_a"), topic, interval=0.02, producer_config=admin)
+    try:
+        # MirrorMaker mirrors the topic before anything changes: the rotation happens under replication
+        wait_until("the first records of %s on B" % topic, lambda: consume(
+            b, bootstrap("kafka_b"), "A." + topic, 10, 10000, "--consumer.config", admin), timeout=240, interval=5)
+        logins_before = len(re.findall(logins, kdc_log(host)))
+        kdc.run_expect([0], "cp %s /root/mm2-old.keytab && kadmin.local -r %s -q %s"
+                       % (on_kdc, REALM, shlex.quote("ktadd -k %s %s" % (on_kdc, principal))))
+        rotated = base64.b64decode(kdc.check_output("base64 -w0 %s" % on_kdc))
+        source = os.path.join(SECRETS, "%s.keytab" % name)
+        fd = os.open(source + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(rotated)
+        os.replace(source + ".new", source)
+        result = ansible_playbook(REPO / "playbooks" / "mirrormaker.yml")
+        assert result.returncode == 0, played(result)
+        assert recap.changed(result.stdout)[name] >= 1, played(result)
+        assert started(host) != started_before, "MirrorMaker 2 was not restarted: %s" % played(result)
+        producer.writing("the rollout")
+        # records written after the restart come through as well
+        time.sleep(10)
+        producer.finish("the rollout")
+    finally:
+        producer.stop()
+    records = producer.records
+    after = kvnos(host, deployed)
+    assert len(after) == len(before) + 1 and after[:-1] == before, (before, after)
+
+    def mirrored():
+        # room for MirrorMaker's duplicates (at least once across the restart): read until 10 s bring nothing
+        lines = [line for line in consume(b, bootstrap("kafka_b"), "A." + topic, 2 * len(records), 10000,
+                                          "--consumer.config", admin) if line.startswith("seq-")]
+        return records <= set(lines) and lines
+    lines = wait_until("the %d records of %s on B" % (len(records), topic), mirrored, timeout=240, interval=5)
+    assert len(re.findall(logins, kdc_log(host))) > logins_before, "MirrorMaker 2 did not log in again"
+    refused = host.run("grep -hE 'LoginException|SaslAuthenticationException|Authentication failed' "
+                       "/var/log/kafka-mirrormaker/*.log*; journalctl -u kafka-mirrormaker --no-pager | "
+                       "grep -E 'LoginException|SaslAuthenticationException|Authentication failed'").stdout
+    assert refused == "", refused[-3000:]
+    old = kdc.run("kinit -k -t /root/mm2-old.keytab -c /tmp/mm2-old.cc %s" % principal)
+    new = kdc.run("kinit -k -t %s -c /tmp/mm2-new.cc %s" % (on_kdc, principal))
+    assert old.rc != 0 and new.rc == 0, (old.stderr, new.stderr)
+    print("\nkeytab rotation under a producer: %d records written, all on B (%d duplicates), key versions %s -> %s"
+          % (len(records), len(lines) - len(set(lines)), before, after))
