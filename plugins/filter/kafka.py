@@ -206,6 +206,11 @@ def kafka_tls_properties(tls, keystore, truststore, tls_listeners):
     return kafka_tls.tls_properties(tls, keystore, truststore, tls_listeners)
 
 
+def kafka_tls_reload_configs(tls_listeners, keystore, truststore):
+    """The per-broker configs that make a running broker read its TLS stores again (kafka_tls.reload_configs)."""
+    return kafka_tls.reload_configs(tls_listeners, keystore, truststore)
+
+
 def kafka_probe_config(properties, listener, krb5_conf=""):
     """{properties, environment, refusal} of the broker's health probe (kafka_probe_config.probe_config)."""
     return probe_config_utils.probe_config(properties, listener, krb5_conf)
@@ -228,6 +233,7 @@ class FilterModule:
             "kafka_kerberos_properties": kafka_kerberos_properties,
             "kafka_tls_listeners": kafka_tls_listeners,
             "kafka_tls_properties": kafka_tls_properties,
+            "kafka_tls_reload_configs": kafka_tls_reload_configs,
             "kafka_probe_config": kafka_probe_config,
             "kafka_upgrade_plan": kafka_upgrade_plan,
         }

@@ -117,6 +117,27 @@ def tls_properties(tls, keystore, truststore, listeners):
     return props
 
 
+def reload_configs(listeners, keystore, truststore):
+    """The per-broker configs that make a running broker read its stores again, without a restart:
+    ``["listener.name.<listener>.ssl.keystore.location=<keystore>", ...truststore...]`` for each TLS
+    listener, to be set to the paths they already have; ``[]`` when a restart is needed instead.
+
+    Kafka re-reads a listener's key and trust stores when a per-broker config of that broker is
+    altered, even to the value it has (KRaft's controller writes the record anyway, KAFKA-14136;
+    the broker then reloads the files of its listeners, ``DynamicConfigPublisher``), and the docs
+    ask the store configs to be altered in their listener-prefixed form. That covers the listeners
+    a broker serves to clients; the controller listener (served by a controller, dialled by every
+    node) is not one of them, so a host that has one with TLS is restarted.
+    """
+    if not listeners or any(item["controller"] for item in listeners):
+        return []
+    configs = []
+    for item in listeners:
+        prefix = "listener.name.%s." % item["name"].lower()
+        configs += [prefix + "ssl.keystore.location=" + keystore, prefix + "ssl.truststore.location=" + truststore]
+    return configs
+
+
 def pem_labels(path):
     """The labels of the ``-----BEGIN <label>-----`` lines of a file, in order; nothing else of it."""
     with open(path, "rb") as handle:

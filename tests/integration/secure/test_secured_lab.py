@@ -219,15 +219,97 @@ def test_an_authenticated_user_without_acls_gets_nothing(host, admin):
                      kdc_log(host))
 
 
+def served_serial(host, server):
+    """The serial number of the certificate ``server`` (host:port) presents, asked from ``host``."""
+    return host.check_output("openssl s_client -connect %s </dev/null 2>/dev/null | openssl x509 -noout -serial"
+                             % server).strip()
+
+
+def renewed_keystore(name):
+    """A PEM key store for broker ``name`` as lab/tls.yml joins it, with its certificate renewed: the
+    same key, subject and alternative names, a new serial and validity, signed by the lab CA. The
+    new certificate's serial, as openssl prints it."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+
+    tls = os.path.join(SECRETS, "tls")
+
+    def read(file_name):
+        with open(os.path.join(tls, file_name), "rb") as fh:
+            return fh.read()
+    key_pem, old = read("%s.key" % name), x509.load_pem_x509_certificate(read("%s.pem" % name))
+    ca_pem = read("ca.pem")
+    ca, ca_key = x509.load_pem_x509_certificate(ca_pem), serialization.load_pem_private_key(read("ca.key"), None)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    builder = (x509.CertificateBuilder().subject_name(old.subject).issuer_name(ca.subject)
+               .public_key(old.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=60)))
+    for extension in old.extensions:
+        builder = builder.add_extension(extension.value, extension.critical)
+    cert = builder.sign(ca_key, hashes.SHA256())
+    keystore = os.path.join(tls, "%s.keystore.pem" % name)
+    fd = os.open(keystore + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key_pem.rstrip(b"\n") + b"\n" + cert.public_bytes(serialization.Encoding.PEM) + ca_pem)
+    os.replace(keystore + ".new", keystore)
+    digits = "%X" % cert.serial_number
+    return "serial=" + ("0" * (len(digits) % 2)) + digits  # openssl prints whole bytes
+
+
+def test_a_renewed_broker_certificate_is_served_without_a_restart_under_a_producer(host, admin):
+    """A TLS key store renewed at kafka_broker_tls.keystore_src (same key and names, a new
+    certificate from the lab CA) is rolled out by playbooks/kafka.yml without a restart: the role
+    copies it and has the running broker read its stores again. A producer writes over SASL_SSL
+    (acks=all) throughout; broker A presents the new certificate, was not restarted, and every
+    record is on A; broker B, whose store did not change, is left alone."""
+    a, name = broker(host, "kafka_a"), hosts_of("kafka_a")[0]
+    server = "%s:9094" % name
+    tls = "/root/admin-rotation-tls.properties"
+    a.run_expect([0], "umask 077 && sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' %s > %s && printf "
+                 "'ssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/truststore.pem\\n' >> %s"
+                 % (admin, tls, tls))
+    topic = unique("lab.tls-renewal")
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", tls, "--create", "--topic", topic,
+          "--partitions", "2")
+    before, a_started, b_started = served_serial(a, server), started(a, "kafka"), started(
+        broker(host, "kafka_b"), "kafka")
+    producer = Producer(a, server, topic, interval=0.02, producer_config=tls)
+    try:
+        wait_until("the first records of %s" % topic, lambda: consume(
+            a, server, topic, 10, 10000, "--consumer.config", tls), timeout=120, interval=5)
+        renewed = renewed_keystore(name)
+        assert renewed != before
+        result = ansible_playbook(REPO / "playbooks" / "kafka.yml")
+        assert result.returncode == 0, played(result)
+        changed = recap.changed(result.stdout)
+        assert changed[name] >= 2 and changed[hosts_of("kafka_b")[0]] == 0, played(result)  # the copy, the reload
+        assert served_serial(a, server) == renewed
+        producer.writing("the rollout")
+        time.sleep(5)
+        producer.finish("the rollout")
+    finally:
+        producer.stop()
+    assert started(a, "kafka") == a_started, "broker A was restarted"
+    assert started(broker(host, "kafka_b"), "kafka") == b_started, "broker B was restarted"
+    records = producer.records
+    lines = [line for line in consume(a, server, topic, 2 * len(records), 10000, "--consumer.config", tls)
+             if line.startswith("seq-")]
+    assert records <= set(lines), "lost: %d" % len(records - set(lines))
+    print("\ncertificate renewal under a producer: %d records written over SASL_SSL, all on A, %s -> %s, no restart"
+          % (len(records), before, renewed))
+
+
 def kvnos(host, path):
     """The key version numbers in a keytab on ``host``, as klist -k lists them."""
     listed = host.check_output("klist -k %s" % shlex.quote(path))
     return sorted(set(int(line.split()[0]) for line in listed.splitlines() if re.match(r"^\s*\d+ ", line)))
 
 
-def started(host):
-    """When systemd last started MirrorMaker 2 (monotonic microseconds)."""
-    return host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
+def started(host, unit="kafka-mirrormaker"):
+    """When systemd last started ``unit`` (monotonic microseconds)."""
+    return host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit)
 
 
 def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin):

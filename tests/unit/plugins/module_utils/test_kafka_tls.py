@@ -271,3 +271,30 @@ def test_the_filters_are_the_same_functions(stores):
     assert [filters[name] for name in ("kafka_tls_listeners", "kafka_tls_properties")] == [
         kafka_filter.kafka_tls_listeners, kafka_filter.kafka_tls_properties]
     assert "kafka_tls_faults" not in filters  # the role's preflight runs them (kafka/broker_rules.py)
+
+
+SASL_SSL = {"name": "SASL_SSL", "port": 9094, "protocol": "SASL_SSL"}
+PLAIN_CONTROLLER = {"name": "CONTROLLER", "port": 9093, "protocol": "SASL_PLAINTEXT"}
+
+
+@pytest.mark.parametrize("listeners, controller, roles, expected", [
+    # the secured lab's brokers: one SASL_SSL client listener, a controller listener without TLS
+    ([SASL_SSL], PLAIN_CONTROLLER, BOTH,
+     ["listener.name.sasl_ssl.ssl.keystore.location=" + KEYSTORE,
+      "listener.name.sasl_ssl.ssl.truststore.location=" + TRUSTSTORE]),
+    (LISTENERS, PLAIN_CONTROLLER, ["broker"],
+     ["listener.name.client.ssl.keystore.location=" + KEYSTORE, "listener.name.client.ssl.truststore.location=" + TRUSTSTORE,
+      "listener.name.internal.ssl.keystore.location=" + KEYSTORE,
+      "listener.name.internal.ssl.truststore.location=" + TRUSTSTORE]),
+    # a TLS controller listener, served or only dialled: a restart
+    ([SASL_SSL], CONTROLLER, BOTH, []),
+    ([SASL_SSL], CONTROLLER, ["broker"], []),
+    (LISTENERS, CONTROLLER, ["controller"], []),
+    # no TLS listener at all
+    (LISTENERS[:1], PLAIN_CONTROLLER, BOTH, []),
+])
+def test_a_broker_reads_its_stores_again_unless_a_controller_listener_uses_them(listeners, controller, roles,
+                                                                                 expected):
+    found = kt.tls_listeners(listeners, controller, roles)
+    assert kt.reload_configs(found, KEYSTORE, TRUSTSTORE) == expected
+    assert kafka_filter.kafka_tls_reload_configs(found, KEYSTORE, TRUSTSTORE) == expected
