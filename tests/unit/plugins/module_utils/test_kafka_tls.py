@@ -293,8 +293,8 @@ PLAIN_CONTROLLER = {"name": "CONTROLLER", "port": 9093, "protocol": "SASL_PLAINT
     # no TLS listener at all
     (LISTENERS[:1], PLAIN_CONTROLLER, BOTH, []),
 ])
-def test_a_broker_reads_its_stores_again_unless_a_controller_listener_uses_them(listeners, controller, roles,
-                                                                                 expected):
+def test_a_broker_reads_its_stores_again_unless_a_controller_listener_uses_them(
+        listeners, controller, roles, expected):
     found = kt.tls_listeners(listeners, controller, roles)
     assert kt.reload_configs(found, KEYSTORE, TRUSTSTORE) == expected
     assert kafka_filter.kafka_tls_reload_configs(found, KEYSTORE, TRUSTSTORE) == expected
