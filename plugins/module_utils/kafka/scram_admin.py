@@ -13,7 +13,7 @@ unless ``update_password`` is ``always``, or is ``when_refused`` and a login wit
 given is refused (``unproven``, ``refused``): the one way to see that the inventory's password is
 not the cluster's, which is what a rotation changes.
 
-Pure functions, standard library only at import time.  The calls take a kafka-python (3.x)
+Pure functions; no kafka-python at import time.  The calls take a kafka-python (3.x)
 ``KafkaAdminClient`` and the module ``kafka.admin`` (ScramMechanism and the alteration types) as
 arguments, or anything that answers the same, so the module can report a missing library with
 ``missing_required_lib`` and unit tests can pass a double:
@@ -30,6 +30,7 @@ import collections
 import re
 
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka import scram as kafka_scram
+from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import SASL_PROTOCOLS
 
 KEYS = ("name", "password", "mechanism", "iterations", "state")
 STATES = ("present", "absent")
@@ -117,10 +118,15 @@ def concerned(wanted):
     return sorted(set(w.name for w in wanted))
 
 
+def _iterations_by_key(existing):
+    """{(name, mechanism): iterations} of the Credentials ``existing``."""
+    return dict(((c.name, c.mechanism), c.iterations) for c in existing)
+
+
 def unproven(wanted, existing):
     """The present items of ``wanted`` whose credential exists with the iterations asked for: what
     the cluster says of them cannot tell whether their password is the one given, a login can."""
-    have = dict(((c.name, c.mechanism), c.iterations) for c in existing)
+    have = _iterations_by_key(existing)
     return [w for w in wanted if w.state == "present" and have.get(w.key) == w.iterations]
 
 
@@ -134,7 +140,7 @@ def plan(wanted, existing, update_password="on_create", refused=()):
     else left alone.  An absent one is removed only when it exists.
     """
     refused = set(refused)
-    have = dict(((c.name, c.mechanism), c.iterations) for c in existing)
+    have = _iterations_by_key(existing)
     changes = []
     for w in wanted:
         before = have.get(w.key)
@@ -150,7 +156,7 @@ def plan(wanted, existing, update_password="on_create", refused=()):
 
 def after(existing, changes):
     """The Credentials once ``changes`` are made, sorted."""
-    have = dict(((c.name, c.mechanism), c.iterations) for c in existing)
+    have = _iterations_by_key(existing)
     for change in changes:
         if change.action == "remove":
             have.pop((change.name, change.mechanism), None)
@@ -257,7 +263,7 @@ def when_refused_errors(update_password, protocol):
     """The fault of ``update_password=when_refused`` with a connection (``security.protocol``) that
     cannot log in with SCRAM."""
     protocol = protocol or "PLAINTEXT"
-    if update_password != "when_refused" or protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+    if update_password != "when_refused" or protocol in SASL_PROTOCOLS:
         return []
     return ["update_password: when_refused logs in as each user, which needs client_properties' security.protocol "
             "SASL_PLAINTEXT or SASL_SSL (a listener offering SCRAM), not %s" % protocol]

@@ -54,6 +54,26 @@ def admin(host):
     return ADMIN_CONFIG
 
 
+def admin_over_tls(host, admin, path, trust_lab_ca=True):
+    """The admin's login over SASL_SSL written to ``path`` on ``host`` (0600), trusting the lab CA
+    through the trust store the role copied, or Java's own trust store with ``trust_lab_ca`` False."""
+    command = "umask 077 && sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' %s > %s" % (admin, path)
+    if trust_lab_ca:
+        command += (" && printf 'ssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/truststore.pem\\n'"
+                    " >> %s" % path)
+    result = host.run(command)
+    assert result.rc == 0, result.stderr
+    return path
+
+
+def write_secret(path, data):
+    """Replace the controller file ``path`` with ``data``, readable by its owner alone from the start."""
+    fd = os.open(path + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(path + ".new", path)
+
+
 def kdc_log(host):
     return node(host, hosts_of("kdc")[0]).check_output("cat /var/log/krb5kdc.log")
 
@@ -159,12 +179,8 @@ def test_the_tls_listener_serves_a_client_that_trusts_the_lab_ca_and_no_other(ho
     lists topics; with Java's own trust store the handshake fails: the certificate is the lab CA's,
     issued for the broker's lab host name, and checked."""
     a = broker(host, "kafka_a")
-    tls = "/root/admin-tls.properties"
-    no_ca = "/root/admin-tls-no-ca.properties"
-    result = a.run("umask 077 && sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' %s > %s && cp %s %s && "
-                   "printf 'ssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/truststore.pem\\n' >> %s"
-                   % (admin, no_ca, no_ca, tls, tls))
-    assert result.rc == 0, result.stderr
+    tls = admin_over_tls(a, admin, "/root/admin-tls.properties")
+    no_ca = admin_over_tls(a, admin, "/root/admin-tls-no-ca.properties", trust_lab_ca=False)
     server = "%s:9094" % hosts_of("kafka_a")[0]
     listed = kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", tls, "--list").stdout.split()
     assert "heartbeats" in listed, listed
@@ -250,10 +266,7 @@ def renewed_keystore(name):
         builder = builder.add_extension(extension.value, extension.critical)
     cert = builder.sign(ca_key, hashes.SHA256())
     keystore = os.path.join(tls, "%s.keystore.pem" % name)
-    fd = os.open(keystore + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key_pem.rstrip(b"\n") + b"\n" + cert.public_bytes(serialization.Encoding.PEM) + ca_pem)
-    os.replace(keystore + ".new", keystore)
+    write_secret(keystore, key_pem.rstrip(b"\n") + b"\n" + cert.public_bytes(serialization.Encoding.PEM) + ca_pem)
     digits = "%X" % cert.serial_number
     return "serial=" + ("0" * (len(digits) % 2)) + digits  # openssl prints whole bytes
 
@@ -266,10 +279,7 @@ def test_a_renewed_broker_certificate_is_served_without_a_restart_under_a_produc
     record is on A; broker B, whose store did not change, is left alone."""
     a, name = broker(host, "kafka_a"), hosts_of("kafka_a")[0]
     server = "%s:9094" % name
-    tls = "/root/admin-rotation-tls.properties"
-    a.run_expect([0], "umask 077 && sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' %s > %s && printf "
-                 "'ssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/truststore.pem\\n' >> %s"
-                 % (admin, tls, tls))
+    tls = admin_over_tls(a, admin, "/root/admin-rotation-tls.properties")
     topic = unique("lab.tls-renewal")
     kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", tls, "--create", "--topic", topic,
           "--partitions", "2")
@@ -343,10 +353,7 @@ def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin)
                        % (on_kdc, REALM, shlex.quote("ktadd -k %s %s" % (on_kdc, principal))))
         rotated = base64.b64decode(kdc.check_output("base64 -w0 %s" % on_kdc))
         source = os.path.join(SECRETS, "%s.keytab" % name)
-        fd = os.open(source + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(rotated)
-        os.replace(source + ".new", source)
+        write_secret(source, rotated)
         result = ansible_playbook(REPO / "playbooks" / "mirrormaker.yml")
         assert result.returncode == 0, played(result)
         assert recap.changed(result.stdout)[name] >= 1, played(result)
