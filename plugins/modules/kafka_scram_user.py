@@ -83,8 +83,9 @@ options:
       - V(when_refused) needs C(security.protocol) V(SASL_PLAINTEXT) or V(SASL_SSL) in
         O(client_properties), and the listener must offer each user's mechanism. A login is given
         up to 10 seconds (at most O(timeout)); a refused one takes that long, as kafka-python tries
-        again until then. A login neither accepted nor refused (a mechanism the listener does not
-        offer, no answer) fails the task naming the item; nothing is written.
+        again until then. A login neither accepted nor refused (kafka-python saw the connection close
+        before the broker's answer) is tried again until O(timeout) has passed; then (a mechanism
+        the listener does not offer, no answer) the task fails naming the item, and nothing is written.
     type: str
     choices: [on_create, always, when_refused]
     default: on_create
@@ -262,7 +263,8 @@ def run(module, servers, kwargs, wanted, connection_errors):
             existing = scram.read(admin, users, session.retry)
             refused = []
             if params["update_password"] == "when_refused":
-                refused = scram.refused(wanted, scram.unproven(wanted, existing), lambda w: try_login(session, w))
+                refused = scram.refused(wanted, scram.unproven(wanted, existing), lambda w: try_login(session, w),
+                                        session.retry)
             changes = scram.plan(wanted, existing, params["update_password"], refused)
             if not module.check_mode:
                 scram.write(admin, changes, wanted, kafka_admin, session.retry)

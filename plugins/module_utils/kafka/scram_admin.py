@@ -209,6 +209,10 @@ def summary(changes, check_mode, shown):
 
 # ---------------------------------------------------------------------------- calls to the cluster
 
+def _once(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
 # What kafka-python logs when a broker refuses a SASL login ("Bootstrap connection to bootstrap-0
 # failed: [Error 58] SaslAuthenticationFailedError: ... invalid credentials ..."); a mechanism the
 # listener does not offer reads "socket disconnected" instead, and a timeout tells nothing.
@@ -217,7 +221,15 @@ _LOGIN_REFUSED = "SaslAuthenticationFailedError"
 
 class LoginUnanswered(Exception):
     """A login made to check a password was neither accepted nor refused: ``index`` of the item
-    in ``users``, ``wanted``, ``reason`` (what kafka-python logged last, or None)."""
+    in ``users``, ``wanted``, ``reason`` (what kafka-python logged last, or None).
+
+    Retriable (kafka_client.Retry tries the login again): a broker that refuses a login closes
+    the connection, and kafka-python reads its answer only in some attempts, in others it sees the
+    connection close first; on a loaded machine a login's few attempts may all be of the second
+    kind. A mechanism the listener does not offer is never answered, and fails once the retries'
+    time is up."""
+
+    retriable = True
 
     def __init__(self, index, wanted, reason):
         Exception.__init__(self, index, wanted, reason)
@@ -233,22 +245,21 @@ def login_kwargs(kwargs, wanted):
     return login
 
 
-def refused(wanted, candidates, try_login):
+def refused(wanted, candidates, try_login, retry=_once):
     """The keys of ``candidates`` (items of ``wanted``) whose password the cluster refuses.
 
     ``try_login(item)`` logs in as the item: None when accepted, else the reasons kafka-python
-    logged.  A login neither accepted nor refused raises LoginUnanswered: a password is set again
-    only on a refusal seen, never on a guess."""
-    found = []
-    for item in candidates:
+    logged.  A login neither accepted nor refused raises LoginUnanswered, through ``retry`` (which
+    logs in again while it has time): a password is set again only on a refusal seen, never on a
+    guess."""
+    def verdict(item):
         reasons = try_login(item)
         if reasons is None:
-            continue
+            return False
         if any(_LOGIN_REFUSED in reason for reason in reasons):
-            found.append(item.key)
-        else:
-            raise LoginUnanswered(wanted.index(item), item, reasons[-1] if reasons else None)
-    return found
+            return True
+        raise LoginUnanswered(wanted.index(item), item, reasons[-1] if reasons else None)
+    return [item.key for item in candidates if retry(verdict, item)]
 
 
 def unanswered_message(exc, shown):
@@ -277,10 +288,6 @@ class ScramCallFailed(Exception):
     def __init__(self, action, error, failed=(), done=()):
         Exception.__init__(self, action, error)
         self.action, self.error, self.failed, self.done = action, error, list(failed), list(done)
-
-
-def _once(fn, *args, **kwargs):
-    return fn(*args, **kwargs)
 
 
 def read(admin, users, retry=_once):

@@ -96,6 +96,20 @@ def test_a_password_is_set_again_only_on_a_refusal_seen(answers, found, unanswer
     assert (raised.value.index, raised.value.reason) == unanswered
 
 
+def test_a_login_whose_answer_was_not_read_is_tried_again_until_the_retries_end():
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.kafka.client import Retry
+    asked = wanted({"name": "a", "password": "pw-long-1"})
+    now = [0.0]
+    retry = Retry(5, pause=1, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    answers = iter([[DISCONNECTED], [DISCONNECTED], [REFUSED]])
+    assert ksa.refused(asked, asked, lambda w: next(answers), retry) == [("a", S512)]
+    start = now[0]
+    with pytest.raises(ksa.LoginUnanswered) as raised:
+        ksa.refused(asked, asked, lambda w: [DISCONNECTED], retry)
+    # tried again every second until the next pause would pass the 5 s
+    assert raised.value.reason == DISCONNECTED and now[0] - start == 4
+
+
 def test_a_login_keeps_the_transport_and_replaces_the_callers_sasl():
     kwargs = {"security_protocol": "SASL_SSL", "ssl_cafile": "/ca.pem", "sasl_mechanism": "GSSAPI",
               "sasl_kerberos_service_name": "kafka"}

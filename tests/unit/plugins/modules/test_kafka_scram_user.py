@@ -133,8 +133,10 @@ def test_when_refused_fails_naming_the_item_whose_login_is_not_answered(run):
     admin = ScramAdminDouble(offered=(S512,))
     admin.set_password("mm2", S512, "mm2-s3cret-pw")
     admin.set_password("mm2", S256, "mm2-s3cret-pw")
-    code, result = run(admin, [user(), user(mechanism=S256)], update_password="when_refused")
+    # timeout 1: the unanswered login is tried again for a second, not the default 30
+    code, result = run(admin, [user(), user(mechanism=S256)], update_password="when_refused", timeout=1)
     assert code == 1 and result["changed"] is False and admin.writes() == []
+    assert admin.logins.count(("mm2", S256)) > 1
     assert result["msg"] == (
         "users[1]: the login of 'mm2' with SCRAM-SHA-256, made to check its password (update_password=when_refused), "
         "was neither accepted nor refused by the cluster at 127.0.0.1:9093: KafkaConnectionError: socket disconnected "
