@@ -198,6 +198,14 @@ class Writer(object):
         self.producer.close(30)
         return self.next
 
+    def discard(self):
+        """Whatever happened: no more sends, and the producer closed without waiting for
+        acknowledgements (a failed test's writer would otherwise go on into the lab's teardown).
+        Nothing after stop(), which closed it already."""
+        self.stopping.set()
+        self.thread.join(30)
+        self.producer.close(1)
+
 
 def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
     """A rotation in the order the module serves: the cluster first, then the client rolled to the
@@ -226,23 +234,29 @@ def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
     rotor = {"name": ROTOR, "password": new}
 
     first = Writer(lab, old, 0)
-    assert eventually(lambda: len(first.acked) > 50, 60), first.errors
-    proc, checked = run(lab, {"users": [rotor], "update_password": "when_refused"}, "--check")
-    assert proc.returncode == 0 and checked["changed"] is True, checked
-    proc, result = run(lab, {"users": [rotor], "update_password": "when_refused"})
-    assert proc.returncode == 0, result
-    assert result["updated"] == [{"name": ROTOR, "mechanism": "SCRAM-SHA-512", "iterations": 4096,
-                                  "before_iterations": 4096}], result
-    switched = time.monotonic()
-    assert eventually(lambda: logs_in(lab, ROTOR, new, 10000))
-    assert not logs_in(lab, ROTOR, old)
-    # the established connection still writes after the cluster took the new password
-    assert eventually(lambda: sum(1 for _v, at in first.acked if at > switched + 1) > 50, 30), first.errors
-    # the roll: the producer is made again with the new password
-    resume = first.stop()
-    second = Writer(lab, new, resume)
-    assert eventually(lambda: len(second.acked) > 50, 60), second.errors
-    end = second.stop()
+    writers = [first]
+    try:
+        assert eventually(lambda: len(first.acked) > 50, 60), first.errors
+        proc, checked = run(lab, {"users": [rotor], "update_password": "when_refused"}, "--check")
+        assert proc.returncode == 0 and checked["changed"] is True, checked
+        proc, result = run(lab, {"users": [rotor], "update_password": "when_refused"})
+        assert proc.returncode == 0, result
+        assert result["updated"] == [{"name": ROTOR, "mechanism": "SCRAM-SHA-512", "iterations": 4096,
+                                      "before_iterations": 4096}], result
+        switched = time.monotonic()
+        assert eventually(lambda: logs_in(lab, ROTOR, new, 10000))
+        assert not logs_in(lab, ROTOR, old)
+        # the established connection still writes after the cluster took the new password
+        assert eventually(lambda: sum(1 for _v, at in first.acked if at > switched + 1) > 50, 30), first.errors
+        # the roll: the producer is made again with the new password
+        resume = first.stop()
+        second = Writer(lab, new, resume)
+        writers.append(second)
+        assert eventually(lambda: len(second.acked) > 50, 60), second.errors
+        end = second.stop()
+    finally:
+        for writer in writers:
+            writer.discard()
     # converged: a re-run logs in with the new password and changes nothing
     proc, again = run(lab, {"users": [rotor], "update_password": "when_refused"})
     assert proc.returncode == 0 and again["changed"] is False, again
