@@ -297,7 +297,9 @@ def main():
             iterations=dict(type="int", default=4096),
             state=dict(type="str", default="present"),
         )),
-        update_password=dict(type="str", default="on_create", choices=list(scram.UPDATE_PASSWORD)),
+        update_password=dict(type="str", default="on_create", choices=list(scram.UPDATE_PASSWORD),
+                             # a policy, not a secret: without this Ansible warns on the name
+                             no_log=False),
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     params = module.params

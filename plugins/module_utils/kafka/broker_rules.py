@@ -73,25 +73,37 @@ def _security_faults(v, context):
     return found
 
 
+def _inter_broker_protocol(v):
+    listener = [item for item in v["kafka_broker_listeners"] or []
+                if item.get("name") == v["kafka_broker_inter_broker_listener"]]
+    return text(listener[0].get("protocol", "PLAINTEXT")) if listener else "PLAINTEXT"
+
+
+def _admin_faults(v):
+    """The drain (kafka_broker_state: absent) and the SCRAM users' upkeep
+    (kafka_broker_scram_users_managed) are kafka-python clients on kafka_broker_admin_delegate_to,
+    which read no JAAS line or key store: a secured inter-broker listener needs the admin's login."""
+    protocol = _inter_broker_protocol(v)
+    if protocol == "PLAINTEXT" or v["kafka_broker_admin_properties"]:
+        return []
+    needs = []
+    if v["kafka_broker_state"] == "absent":
+        needs.append("kafka_broker_state is absent (the drain reassigns partitions)")
+    if boolean(v["kafka_broker_scram_users_managed"], strict=False) and v["kafka_broker_scram_users"]:
+        needs.append("kafka_broker_scram_users_managed is true (the upkeep alters SCRAM credentials)")
+    return ["kafka_broker_admin_properties: %s and the inter-broker listener %s is %s: give the client properties "
+            "(kafka-python's, as kafka_acl takes them) of an admin that may do that, for the client on %s"
+            % (need, v["kafka_broker_inter_broker_listener"], protocol, text(v["kafka_broker_admin_delegate_to"]))
+            for need in needs]
+
+
 def _absent_faults(v):
-    """A broker taken out (kafka_broker_state: absent): its replicas are moved by kafka_broker_drain,
-    a kafka-python client on kafka_broker_admin_delegate_to, which reads no JAAS line or key store."""
     found = []
     if v["kafka_broker_move_throttle"] < 0:
         found.append("kafka_broker_move_throttle: must be bytes per second, 0 (no throttle) or more (is %d)"
                      % v["kafka_broker_move_throttle"])
     if v["kafka_broker_move_timeout"] < 1:
         found.append("kafka_broker_move_timeout: must be 1 second or more (is %d)" % v["kafka_broker_move_timeout"])
-    if v["kafka_broker_state"] != "absent":
-        return found
-    inter_broker = [item for item in v["kafka_broker_listeners"] or []
-                    if item.get("name") == v["kafka_broker_inter_broker_listener"]]
-    protocol = text(inter_broker[0].get("protocol", "PLAINTEXT")) if inter_broker else "PLAINTEXT"
-    if protocol != "PLAINTEXT" and not v["kafka_broker_admin_properties"]:
-        found.append("kafka_broker_admin_properties: kafka_broker_state is absent and the inter-broker listener "
-                     "%s is %s: give the client properties (kafka-python's, as kafka_acl takes them) of an admin "
-                     "that may reassign partitions, for the drain on %s"
-                     % (v["kafka_broker_inter_broker_listener"], protocol, text(v["kafka_broker_admin_delegate_to"])))
     return found
 
 
@@ -110,5 +122,5 @@ def faults(v, context=None):
     found += rules.unit_name("kafka_broker_service_name", v["kafka_broker_service_name"])
     found += rules.host("kafka_broker_advertised_host", v["kafka_broker_advertised_host"])
     found += rules.unit_values({var: v[var] for var in UNIT_VALUES}, UNIT_SECRET_HOME)
-    found += _absent_faults(v)
+    found += _absent_faults(v) + _admin_faults(v)
     return found + _security_faults(v, context or {})

@@ -12,6 +12,7 @@ import re
 import shlex
 import sys
 import time
+from secrets import token_hex
 
 import pytest
 
@@ -26,6 +27,8 @@ testinfra_hosts = targets("mirrormakers")[:1]
 
 REALM = "KAFKAOPS.LAB"
 ADMIN_CONFIG = "/root/admin-client.properties"
+# an application's SCRAM user (kafka_broker_scram_users), whose password a test rotates
+APP = "lab-app"
 SECRETS = os.path.join(os.environ.get("KAFKAOPS_LAB_KDC_DIR", str(REPO / ".cache/lab-kdc")),
                        os.environ.get("MOLECULE_SCENARIO_NAME", "secure"))
 ACL_LINE = re.compile(r"^Current ACLs for resource `ResourcePattern\(resourceType=(\w+), name=(.*), patternType=(\w+)\)`:")
@@ -43,15 +46,25 @@ def bootstrap(group):
 @pytest.fixture(scope="module")
 def admin(host):
     """The admin's SCRAM client settings (the password lab/kdc.yml's lookup made), 0600 on both brokers."""
-    with open(os.path.join(SECRETS, "admin.password")) as fh:
-        password = fh.read().split()[0]
+    for group in ("kafka_a", "kafka_b"):
+        scram_login(broker(host, group), ADMIN_CONFIG, "admin", secret("admin.password"))
+    return ADMIN_CONFIG
+
+
+def secret(file_name):
+    """A password the lab's lookups keep in the controller's secrets directory."""
+    with open(os.path.join(SECRETS, file_name)) as fh:
+        return fh.read().split()[0]
+
+
+def scram_login(host, path, name, password):
+    """A SCRAM-SHA-512 login over SASL_PLAINTEXT as ``name``, written to ``path`` on ``host`` (0600)."""
     text = ("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
             'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
-            'username="admin" password="%s";\n' % password)
-    for group in ("kafka_a", "kafka_b"):
-        result = broker(host, group).run("umask 077 && printf %%s %s > %s" % (shlex.quote(text), ADMIN_CONFIG))
-        assert result.rc == 0, result.stderr
-    return ADMIN_CONFIG
+            'username="%s" password="%s";\n' % (name, password))
+    result = host.run("umask 077 && printf %%s %s > %s" % (shlex.quote(text), path))
+    assert result.rc == 0, result.stderr
+    return path
 
 
 def admin_over_tls(host, admin, path, trust_lab_ca=True):
@@ -233,6 +246,68 @@ def test_an_authenticated_user_without_acls_gets_nothing(host, admin):
     assert "TopicAuthorizationException" in out or "Not authorized to access topics" in out, out[-3000:]
     assert re.search(r"TGS_REQ .*ISSUE: .*alice@%s for kafka/%s@%s" % (REALM, re.escape(hosts_of("kafka_b")[0]), REALM),
                      kdc_log(host))
+
+
+def logs_in(host, group, config):
+    """(rc, output) of a topic listing on ``group``'s broker with the login in ``config``."""
+    result = kafka(broker(host, group), "kafka-topics.sh", "--bootstrap-server", bootstrap(group), "--command-config",
+                   config, "--list", timeout=60, check=False)
+    return result.rc, result.stdout + result.stderr
+
+
+def test_an_applications_scram_password_changed_in_the_inventory_is_rolled_out_under_a_producer(host, admin):
+    """kafka_broker_scram_users_managed: lab-app's password changed where the inventory reads it (the
+    lab's password file) is rolled out by playbooks/kafka.yml. The role logs in as lab-app with the
+    new password, is refused and sets it, once per cluster, from the KDC host as the admin over
+    SASL_SSL; nothing else changes and no broker restarts. A producer logged in as lab-app with the
+    old password writes on A (acks=all) throughout, as Kafka does not authenticate an established
+    connection again: every record is on A and mirrored to B; then the old password is refused and
+    the new one accepted on both clusters."""
+    a, b = broker(host, "kafka_a"), broker(host, "kafka_b")
+    old = secret("app.password")
+    topic = unique("lab.scram-rotation")
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin,
+          "--create", "--topic", topic, "--partitions", "2")
+    kafka(a, "kafka-acls.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin, "--add",
+          "--allow-principal", "User:" + APP, "--producer", "--topic", topic)
+    groups = ("kafka_a", "kafka_b")
+    started_before = {group: started(broker(host, group), "kafka") for group in groups}
+    old_login = scram_login(a, "/root/app-old.properties", APP, old)
+    producer = Producer(a, bootstrap("kafka_a"), topic, interval=0.02, producer_config=old_login)
+    try:
+        wait_until("the first records of %s on B" % topic, lambda: consume(
+            b, bootstrap("kafka_b"), "A." + topic, 10, 10000, "--consumer.config", admin), timeout=240, interval=5)
+        new = token_hex(12)
+        write_secret(os.path.join(SECRETS, "app.password"), new.encode())
+        result = ansible_playbook(REPO / "playbooks" / "kafka.yml")
+        assert result.returncode == 0, played(result)
+        # the password set again on each cluster, by its one broker, and nothing else
+        changed = {name: count for name, count in recap.changed(result.stdout).items() if count}
+        assert changed == {hosts_of(group)[0]: 1 for group in groups}, played(result)
+        producer.writing("the rollout")
+        time.sleep(5)
+        producer.finish("the rollout")
+    finally:
+        producer.stop()
+    assert {group: started(broker(host, group), "kafka") for group in groups} == started_before, "a broker restarted"
+    for group in groups:
+        rc, out = logs_in(host, group, scram_login(broker(host, group), "/root/app-old.properties", APP, old))
+        assert rc != 0 and "Authentication failed" in out, (group, out[-2000:])
+        rc, out = logs_in(host, group, scram_login(broker(host, group), "/root/app-new.properties", APP, new))
+        assert rc == 0, (group, out[-2000:])
+    records = producer.records
+    on_a = [line for line in consume(a, bootstrap("kafka_a"), topic, 2 * len(records), 10000, "--consumer.config",
+                                     admin) if line.startswith("seq-")]
+    assert records <= set(on_a), "lost on A: %d" % len(records - set(on_a))
+
+    def mirrored():
+        lines = [line for line in consume(b, bootstrap("kafka_b"), "A." + topic, 2 * len(records), 10000,
+                                          "--consumer.config", admin) if line.startswith("seq-")]
+        return records <= set(lines) and lines
+    on_b = wait_until("the %d records of %s on B" % (len(records), topic), mirrored, timeout=240, interval=5)
+    duplicates = (len(on_a) - len(set(on_a)), len(on_b) - len(set(on_b)))
+    print("\nSCRAM password rotation under a producer: %d records written as %s, all on A (%d duplicates) and on B "
+          "(%d duplicates), no broker restarted" % ((len(records), APP) + duplicates))
 
 
 def served_serial(host, server):

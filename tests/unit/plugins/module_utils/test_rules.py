@@ -274,7 +274,9 @@ BROKER = {
     "kafka_broker_inter_broker_listener": "PLAINTEXT", "kafka_broker_scram_users": [], "kafka_broker_kerberos": {},
     "kafka_broker_tls": {}, "kafka_broker_state": "present", "kafka_broker_move_throttle": 52428800,
     "kafka_broker_move_timeout": 1800, "kafka_broker_admin_properties": {}, "kafka_broker_admin_delegate_to": "localhost",
+    "kafka_broker_scram_users_managed": False,
 }
+USERS = [{"name": "app", "password": "s3cret"}]
 SASL = [{"name": "SASL", "port": 9094, "protocol": "SASL_PLAINTEXT"}]
 SASL_PLAIN = {"sasl.enabled.mechanisms": "PLAIN", "sasl.mechanism.inter.broker.protocol": "PLAIN"}
 STORES = {"keystore": "/etc/kafka/tls/keystore.pem", "truststore": "/etc/kafka/tls/truststore.pem"}
@@ -338,9 +340,9 @@ def test_broker_refusals(changes, expected):
     # the drain's kafka-python client reads no JAAS line: a secured cluster needs the admin's properties
     ({"kafka_broker_state": "absent", "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
       "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};"},
-     ["kafka_broker_admin_properties: kafka_broker_state is absent and the inter-broker listener SASL is "
-      "SASL_PLAINTEXT: give the client properties (kafka-python's, as kafka_acl takes them) of an admin that may "
-      "reassign partitions, for the drain on localhost"]),
+     ["kafka_broker_admin_properties: kafka_broker_state is absent (the drain reassigns partitions) and the "
+      "inter-broker listener SASL is SASL_PLAINTEXT: give the client properties (kafka-python's, as kafka_acl takes "
+      "them) of an admin that may do that, for the client on localhost"]),
     ({"kafka_broker_state": "absent", "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
       "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};",
       "kafka_broker_admin_properties": {"security.protocol": "SASL_PLAINTEXT"}}, []),
@@ -348,8 +350,30 @@ def test_broker_refusals(changes, expected):
     ({"kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
       "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};"},
      []),
+    # the SCRAM users' upkeep is the same kind of client, and needs the same login
+    ({"kafka_broker_scram_users_managed": True, "kafka_broker_scram_users": USERS,
+      "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
+      "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};",
+      "kafka_broker_admin_delegate_to": "kdc"},
+     ["kafka_broker_admin_properties: kafka_broker_scram_users_managed is true (the upkeep alters SCRAM credentials) "
+      "and the inter-broker listener SASL is SASL_PLAINTEXT: give the client properties (kafka-python's, as "
+      "kafka_acl takes them) of an admin that may do that, for the client on kdc"]),
+    ({"kafka_broker_scram_users_managed": True, "kafka_broker_scram_users": USERS, "kafka_broker_state": "absent",
+      "kafka_broker_inter_broker_listener": "SASL", "kafka_broker_listeners": SASL,
+      "kafka_broker_properties": SASL_PLAIN, "kafka_broker_jaas_config": "KafkaServer {...};"},
+     ["kafka_broker_admin_properties: kafka_broker_state is absent (the drain reassigns partitions) and the "
+      "inter-broker listener SASL is SASL_PLAINTEXT: give the client properties (kafka-python's, as kafka_acl takes "
+      "them) of an admin that may do that, for the client on localhost",
+      "kafka_broker_admin_properties: kafka_broker_scram_users_managed is true (the upkeep alters SCRAM credentials) "
+      "and the inter-broker listener SASL is SASL_PLAINTEXT: give the client properties (kafka-python's, as "
+      "kafka_acl takes them) of an admin that may do that, for the client on localhost"]),
+    # no users to keep, or a PLAINTEXT cluster: no login needed
+    ({"kafka_broker_scram_users_managed": True, "kafka_broker_inter_broker_listener": "SASL",
+      "kafka_broker_listeners": SASL, "kafka_broker_properties": SASL_PLAIN,
+      "kafka_broker_jaas_config": "KafkaServer {...};"}, []),
+    ({"kafka_broker_scram_users_managed": True, "kafka_broker_scram_users": USERS}, []),
 ])
-def test_broker_taken_out(changes, expected):
+def test_broker_admin_login(changes, expected):
     assert broker_rules.faults(with_values(BROKER, **changes), STORES) == expected
 
 
