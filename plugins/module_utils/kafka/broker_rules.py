@@ -97,7 +97,9 @@ def _admin_faults(v):
             for need in needs]
 
 
-def _absent_faults(v):
+def _move_faults(v):
+    """The settings of moving replicas off a broker taken out (kafka_broker_state absent): checked
+    on every broker, as a broker set absent later reads them then."""
     found = []
     if v["kafka_broker_move_throttle"] < 0:
         found.append("kafka_broker_move_throttle: must be bytes per second, 0 (no throttle) or more (is %d)"
@@ -122,5 +124,5 @@ def faults(v, context=None):
     found += rules.unit_name("kafka_broker_service_name", v["kafka_broker_service_name"])
     found += rules.host("kafka_broker_advertised_host", v["kafka_broker_advertised_host"])
     found += rules.unit_values({var: v[var] for var in UNIT_VALUES}, UNIT_SECRET_HOME)
-    found += _absent_faults(v) + _admin_faults(v)
+    found += _move_faults(v) + _admin_faults(v)
     return found + _security_faults(v, context or {})
