@@ -255,6 +255,47 @@ def logs_in(host, group, config):
     return result.rc, result.stdout + result.stderr
 
 
+def seq_lines(host, group, topic, count, admin):
+    """Up to ``count`` of the producer's lines in ``topic`` on ``group``'s cluster, duplicates kept,
+    read until 10 s bring nothing."""
+    return [line for line in consume(broker(host, group), bootstrap(group), topic, count, 10000,
+                                     "--consumer.config", admin) if line.startswith("seq-")]
+
+
+def mirrored_producer(host, admin, prefix):
+    """A new topic on A and a Producer writing to it as the admin (acks=all), returned once
+    MirrorMaker has copied its first records to B: the change that follows happens under
+    replication. (topic, producer)"""
+    a = broker(host, "kafka_a")
+    topic = unique(prefix)
+    kafka(a, "kafka-topics.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin,
+          "--create", "--topic", topic, "--partitions", "2")
+    producer = Producer(a, bootstrap("kafka_a"), topic, interval=0.02, producer_config=admin)
+    try:
+        wait_until("the first records of %s on B" % topic, lambda: seq_lines(
+            host, "kafka_b", "A." + topic, 10, admin), timeout=240, interval=5)
+    except BaseException:
+        producer.stop()
+        raise
+    return topic, producer
+
+
+def mirrored_on_b(host, admin, topic, records):
+    """Wait until every one of ``records`` written to ``topic`` on A is in its mirror on B; the lines read there."""
+    def mirrored():
+        # room for MirrorMaker's duplicates (it delivers at least once)
+        lines = seq_lines(host, "kafka_b", "A." + topic, 2 * len(records), admin)
+        return records <= set(lines) and lines
+    return wait_until("the %d records of %s on B" % (len(records), topic), mirrored, timeout=240, interval=5)
+
+
+def on_a_and_b(host, admin, topic, records):
+    """Assert every one of ``records`` is in ``topic`` on A and, once mirrored, on B; the lines read on each."""
+    on_a = seq_lines(host, "kafka_a", topic, 2 * len(records), admin)
+    assert records <= set(on_a), "lost on A: %d" % len(records - set(on_a))
+    return on_a, mirrored_on_b(host, admin, topic, records)
+
+
 def test_an_applications_scram_password_changed_in_the_inventory_is_rolled_out_under_a_producer(host, admin):
     """kafka_broker_scram_users_managed: lab-app's password changed where the inventory reads it (the
     lab's password file) is rolled out by playbooks/kafka.yml. The role logs in as lab-app with the
@@ -296,15 +337,7 @@ def test_an_applications_scram_password_changed_in_the_inventory_is_rolled_out_u
         rc, out = logs_in(host, group, scram_login(broker(host, group), "/root/app-new.properties", APP, new))
         assert rc == 0, (group, out[-2000:])
     records = producer.records
-    on_a = [line for line in consume(a, bootstrap("kafka_a"), topic, 2 * len(records), 10000, "--consumer.config",
-                                     admin) if line.startswith("seq-")]
-    assert records <= set(on_a), "lost on A: %d" % len(records - set(on_a))
-
-    def mirrored():
-        lines = [line for line in consume(b, bootstrap("kafka_b"), "A." + topic, 2 * len(records), 10000,
-                                          "--consumer.config", admin) if line.startswith("seq-")]
-        return records <= set(lines) and lines
-    on_b = wait_until("the %d records of %s on B" % (len(records), topic), mirrored, timeout=240, interval=5)
+    on_a, on_b = on_a_and_b(host, admin, topic, records)
     duplicates = (len(on_a) - len(set(on_a)), len(on_b) - len(set(on_b)))
     print("\nSCRAM password rotation under a producer: %d records written as %s, all on A (%d duplicates) and on B "
           "(%d duplicates), no broker restarted" % ((len(records), APP) + duplicates))
@@ -397,6 +430,85 @@ def started(host, unit="kafka-mirrormaker"):
     return host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit)
 
 
+def refusals(host):
+    """How many logins MirrorMaker 2 on ``host`` has been refused, in its logs and its journal."""
+    pattern = shlex.quote("LoginException|SaslAuthenticationException|Authentication failed")
+    return int(host.check_output("{ cat /var/log/kafka-mirrormaker/*.log* 2>/dev/null; journalctl -u kafka-mirrormaker "
+                                 "--no-pager; } | grep -cE %s || true" % pattern))
+
+
+def new_key(host, name, principal):
+    """Kerberos's way to rotate a key with two credentials: the KDC gives ``principal`` a new key
+    (kadmin ktadd appends its version to the KDC host's keytab for ``name``, beside the old one) and
+    that keytab replaces the one the inventory's ``*_keytab_src`` names on the controller. Returns
+    the path, on the KDC host, of a copy of the keytab from before (the old key alone)."""
+    kdc = node(host, hosts_of("kdc")[0])
+    on_kdc, old = "/var/lib/kafkaops-lab/keytabs/%s.keytab" % name, "/root/%s-old.keytab" % name
+    kdc.run_expect([0], "cp %s %s && kadmin.local -r %s -q %s"
+                   % (on_kdc, old, REALM, shlex.quote("ktadd -k %s %s" % (on_kdc, principal))))
+    write_secret(os.path.join(SECRETS, "%s.keytab" % name), base64.b64decode(kdc.check_output("base64 -w0 %s" % on_kdc)))
+    return old
+
+
+def kdc_logins(host, principal):
+    """How many tickets the KDC has issued ``principal`` on a login (AS_REQ) so far."""
+    return len(re.findall(r"AS_REQ .*ISSUE: .*%s for krbtgt/" % re.escape(principal), kdc_log(host)))
+
+
+def only_the_new_key_logs_in(host, name, principal, old):
+    """Assert the keytab copy ``old`` no longer gets ``principal`` a ticket and the KDC host's
+    keytab for ``name`` (both keys) does."""
+    kdc = node(host, hosts_of("kdc")[0])
+    refused = kdc.run("kinit -k -t %s -c /tmp/%s-old.cc %s" % (old, name, principal))
+    accepted = kdc.run("kinit -k -t /var/lib/kafkaops-lab/keytabs/%s.keytab -c /tmp/%s-new.cc %s"
+                       % (name, name, principal))
+    assert refused.rc != 0 and accepted.rc == 0, (refused.stderr, accepted.stderr)
+
+
+def test_a_brokers_keytab_rotated_under_a_producer_and_mirrormaker_loses_nothing(host, admin):
+    """A broker's own keytab rotated the way Kerberos takes two credentials: the KDC gives
+    kafka/<broker A> a new key, the keytab at kafka_broker_kerberos.keytab_src is replaced with the
+    one holding both keys, and playbooks/kafka.yml rolls it out: it copies the keytab and restarts
+    broker A (a broker reads its keytab at login only), waited for until it serves again; broker B
+    is left alone. A producer writes on A (acks=all) and MirrorMaker copies to B throughout: every
+    record is on A and on B, broker A logged in to the KDC again, its keytab holds the old key
+    beside the new one (tickets clients already hold stay good), and the old key alone no longer
+    gets a ticket. MirrorMaker is never refused a login: the tickets it holds for broker A were
+    issued under the old key, which the new keytab still holds."""
+    a, b = broker(host, "kafka_a"), broker(host, "kafka_b")
+    name = hosts_of("kafka_a")[0]
+    principal = "kafka/%s@%s" % (name, REALM)
+    deployed = "/etc/kafka/kafka.keytab"
+    before, a_started, b_started = kvnos(a, deployed), started(a, "kafka"), started(b, "kafka")
+    refused_before = refusals(host)
+    topic, producer = mirrored_producer(host, admin, "lab.broker-keytab")
+    try:
+        logins_before = kdc_logins(host, principal)
+        old = new_key(host, name, principal)
+        result = ansible_playbook(REPO / "playbooks" / "kafka.yml")
+        assert result.returncode == 0, played(result)
+        changed = recap.changed(result.stdout)
+        assert changed[name] >= 1 and changed[hosts_of("kafka_b")[0]] == 0, played(result)
+        assert started(a, "kafka") != a_started, "broker A was not restarted: %s" % played(result)
+        producer.writing("the rollout")
+        # records written after the restart come through as well
+        time.sleep(10)
+        producer.finish("the rollout")
+    finally:
+        producer.stop()
+    assert started(b, "kafka") == b_started, "broker B was restarted"
+    after = kvnos(a, deployed)
+    assert len(after) == len(before) + 1 and after[:-1] == before, (before, after)
+    assert kdc_logins(host, principal) > logins_before, "broker A did not log in again"
+    records = producer.records
+    on_a, on_b = on_a_and_b(host, admin, topic, records)
+    only_the_new_key_logs_in(host, name, principal, old)
+    assert refusals(host) == refused_before, "MirrorMaker 2 was refused a login to the rotated broker"
+    print("\nbroker keytab rotation under a producer and MirrorMaker: %d records written, all on A (%d duplicates) "
+          "and on B (%d duplicates), broker A restarted, key versions %s -> %s"
+          % (len(records), len(on_a) - len(set(on_a)), len(on_b) - len(set(on_b)), before, after))
+
+
 def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin):
     """A keytab rotation the way Kerberos takes two credentials: the KDC gives mm2/<host> a new key
     (kadmin ktadd, a new key version appended to the keytab, the old one kept beside it), the
@@ -406,29 +518,13 @@ def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin)
     MirrorMaker 2 logged in to the KDC again after the restart, and the old key alone no longer
     gets a ticket. Runs last: the lab's MirrorMaker keeps the new key."""
     name = hosts_of("mirrormakers")[0]
-    kdc = node(host, hosts_of("kdc")[0])
     principal = "mm2/%s@%s" % (name, REALM)
-    on_kdc = "/var/lib/kafkaops-lab/keytabs/%s.keytab" % name
     deployed = "/etc/kafka-mirrormaker/mm2.keytab"
-    a, b = broker(host, "kafka_a"), broker(host, "kafka_b")
-    topic = unique("lab.rotation")
-    kafka(a, "kafka-topics.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin,
-          "--create", "--topic", topic, "--partitions", "2")
-    before = kvnos(host, deployed)
-    started_before = started(host)
-    logins = r"AS_REQ .*ISSUE: .*%s for krbtgt/" % re.escape(principal)
-
-    producer = Producer(a, bootstrap("kafka_a"), topic, interval=0.02, producer_config=admin)
+    before, started_before, refused_before = kvnos(host, deployed), started(host), refusals(host)
+    topic, producer = mirrored_producer(host, admin, "lab.rotation")
     try:
-        # MirrorMaker mirrors the topic before anything changes: the rotation happens under replication
-        wait_until("the first records of %s on B" % topic, lambda: consume(
-            b, bootstrap("kafka_b"), "A." + topic, 10, 10000, "--consumer.config", admin), timeout=240, interval=5)
-        logins_before = len(re.findall(logins, kdc_log(host)))
-        kdc.run_expect([0], "cp %s /root/mm2-old.keytab && kadmin.local -r %s -q %s"
-                       % (on_kdc, REALM, shlex.quote("ktadd -k %s %s" % (on_kdc, principal))))
-        rotated = base64.b64decode(kdc.check_output("base64 -w0 %s" % on_kdc))
-        source = os.path.join(SECRETS, "%s.keytab" % name)
-        write_secret(source, rotated)
+        logins_before = kdc_logins(host, principal)
+        old = new_key(host, name, principal)
         result = ansible_playbook(REPO / "playbooks" / "mirrormaker.yml")
         assert result.returncode == 0, played(result)
         assert recap.changed(result.stdout)[name] >= 1, played(result)
@@ -442,20 +538,9 @@ def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin)
     records = producer.records
     after = kvnos(host, deployed)
     assert len(after) == len(before) + 1 and after[:-1] == before, (before, after)
-
-    def mirrored():
-        # room for MirrorMaker's duplicates (at least once across the restart): read until 10 s bring nothing
-        lines = [line for line in consume(b, bootstrap("kafka_b"), "A." + topic, 2 * len(records), 10000,
-                                          "--consumer.config", admin) if line.startswith("seq-")]
-        return records <= set(lines) and lines
-    lines = wait_until("the %d records of %s on B" % (len(records), topic), mirrored, timeout=240, interval=5)
-    assert len(re.findall(logins, kdc_log(host))) > logins_before, "MirrorMaker 2 did not log in again"
-    refused = host.run("grep -hE 'LoginException|SaslAuthenticationException|Authentication failed' "
-                       "/var/log/kafka-mirrormaker/*.log*; journalctl -u kafka-mirrormaker --no-pager | "
-                       "grep -E 'LoginException|SaslAuthenticationException|Authentication failed'").stdout
-    assert refused == "", refused[-3000:]
-    old = kdc.run("kinit -k -t /root/mm2-old.keytab -c /tmp/mm2-old.cc %s" % principal)
-    new = kdc.run("kinit -k -t %s -c /tmp/mm2-new.cc %s" % (on_kdc, principal))
-    assert old.rc != 0 and new.rc == 0, (old.stderr, new.stderr)
+    lines = mirrored_on_b(host, admin, topic, records)
+    assert kdc_logins(host, principal) > logins_before, "MirrorMaker 2 did not log in again"
+    assert refusals(host) == refused_before, "MirrorMaker 2 was refused a login"
+    only_the_new_key_logs_in(host, name, principal, old)
     print("\nkeytab rotation under a producer: %d records written, all on B (%d duplicates), key versions %s -> %s"
           % (len(records), len(lines) - len(set(lines)), before, after))
