@@ -18,26 +18,32 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import status as model
 
-try:
-    from prometheus_client.parser import text_string_to_metric_families
-except ImportError:  # pragma: no cover - reported when the filter is used
-    text_string_to_metric_families = None
 
 
-def _samples(text, host):
+def _parser():
+    """prometheus-client's text parser, imported on first use: Ansible imports every filter file of
+    the collection in each task's worker process whenever a task names any of its filters, and
+    prometheus-client's package import (its HTTP server, registry...) would weigh on all of them
+    (bench/README.md, "Where the controller's time goes")."""
     try:
-        return [(s.name, dict(s.labels), s.value)
-                for family in text_string_to_metric_families(text) for s in family.samples]
+        from prometheus_client.parser import text_string_to_metric_families  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise AnsibleFilterError("mm2_status needs the Python package prometheus-client on the controller "
+                                 "(pip install prometheus-client)")
+    return text_string_to_metric_families
+
+
+def _samples(parse, text, host):
+    try:
+        return [(s.name, dict(s.labels), s.value) for family in parse(text) for s in family.samples]
     except ValueError as exc:
         raise AnsibleFilterError("mm2_status: %s did not serve the Prometheus text format: %s" % (host, exc))
 
 
 def mm2_status(scrapes, ranges=None):
     """Every chart from each node's exporter text and the range queries' answers (uri results)."""
-    if text_string_to_metric_families is None:
-        raise AnsibleFilterError("mm2_status needs the Python package prometheus-client on the controller "
-                                 "(pip install prometheus-client)")
-    nodes = [{"host": s["host"], "samples": _samples(s["content"], s["host"])} for s in scrapes]
+    parse = _parser()
+    nodes = [{"host": s["host"], "samples": _samples(parse, s["content"], s["host"])} for s in scrapes]
     return model.build(nodes, ranges)
 
 

@@ -32,8 +32,6 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlencode
 
 from ansible.module_utils.common.text.converters import to_native, to_text
-from ansible.module_utils.urls import ConnectionError as UrlsConnectionError
-from ansible.module_utils.urls import Request
 
 DEFAULT_URL = "http://localhost:8083"
 # The states a connector can be left in, for a connector's offsets to be set (KIP-875: while
@@ -147,6 +145,14 @@ class ConnectClient:
         self.sleep = sleep
         # Every 409 retried, as (method, path, message): the caller may report them.
         self.conflicts = []
+        # ansible.module_utils.urls is imported here, not with the file: the collection's filters
+        # import this file (through module_utils/mm2/connect.py) in every task's worker process,
+        # and urls brings cryptography, gssapi and email with it (bench/README.md).
+        from ansible.module_utils.urls import ConnectionError as UrlsConnectionError  # pylint: disable=import-outside-toplevel
+        from ansible.module_utils.urls import Request  # pylint: disable=import-outside-toplevel
+        # URLError wraps refused connections, DNS failures and certificate errors; a timeout while
+        # reading comes bare (TimeoutError is an OSError).
+        self._unreachable = (URLError, UrlsConnectionError, http.client.HTTPException, OSError)
         self._request = Request(
             headers={"Accept": "application/json"}, http_agent=USER_AGENT, timeout=timeout,
             validate_certs=validate_certs,
@@ -186,9 +192,7 @@ class ConnectClient:
                     self.sleep(self.conflict_delay)
                     continue
                 raise ConnectHTTPError(self.url, method, shown, exc.code, message)
-            except (URLError, UrlsConnectionError, http.client.HTTPException, OSError) as exc:
-                # URLError wraps refused connections, DNS failures and certificate errors; a
-                # timeout while reading comes bare (TimeoutError is an OSError).
+            except self._unreachable as exc:
                 raise ConnectUnreachable(self.url, method, shown, _reason(exc))
             text = to_text(raw or b"", errors="surrogate_or_replace").strip()
             try:
