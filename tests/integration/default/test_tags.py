@@ -1,0 +1,86 @@
+"""A run limited with --tags: every host's input is still checked and the plans the roles read are
+still built, so each role's tags work alone, bad input is refused under any of them before a host
+changes, and a change made under a configure tag restarts what it changed.
+
+Runs site.yml against the converged Molecule lab (real hosts, brokers and MirrorMaker), once, from
+the first MirrorMaker host's test module.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from conftest import ansible_playbook, hosts_of, node, played, targets
+import recap  # tests/lib, on the path once conftest is loaded
+
+testinfra_hosts = targets("mirrormakers")[:1]
+
+SITE = "kafkaops.mirrormaker.site"
+# Shown by the preflight play of every run: what the roles' own tasks read.
+PREFLIGHT = "Check the broker input and derive each cluster's layout"
+
+
+def started_at(host, name, unit):
+    return int(node(host, name).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit))
+
+
+# Tasks of each phase's tags, for both roles of the deployment, that the run must have run.
+@pytest.mark.parametrize("tags, ran", [
+    ("kafka_broker_install,mirrormaker_install", ["Install the Java runtime packages",
+                                                  "Install the Prometheus JMX exporter agent"]),
+    ("kafka_broker_configure,mirrormaker_configure", ["Render server.properties", "Render mm2.properties"]),
+    ("kafka_broker_run,mirrormaker_run", ["Start and enable kafka", "Start and enable kafka-mirrormaker"]),
+], ids=["install", "configure", "run"])
+def test_a_run_limited_by_tags_runs_its_tasks_and_changes_nothing(tags, ran):
+    result = ansible_playbook(SITE, "--tags", tags)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, played(result)
+    changes = recap.changed(output)
+    assert set(changes) >= set(hosts_of("kafka_brokers") + hosts_of("mirrormakers")), changes
+    assert all(changed == 0 for changed in changes.values()), changes
+    for task in [PREFLIGHT] + ran:
+        assert task in output, "%s not run: %s" % (task, played(result))
+
+
+def test_bad_input_is_refused_in_a_run_limited_by_tags(tmp_path):
+    extra = tmp_path / "bad.yml"
+    extra.write_text(yaml.safe_dump({"mirrormaker_flows": [{"source": "A", "target": "B", "topcs": ["orders"]}]}))
+    result = ansible_playbook(SITE, "--tags", "mirrormaker_run", "-e", "@%s" % extra)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, played(result)
+    assert "mirrormaker_flows[0].topcs: unknown key; did you mean 'topics'?" in output, played(result)
+    changes = recap.changed(output)
+    assert changes and all(changed == 0 for changed in changes.values()), changes
+
+
+def test_a_change_under_the_configure_tag_restarts_the_brokers_it_changed(host, tmp_path):
+    """The restart handler reads the service description the run tag's tasks record: a run limited
+    to the configure tag must still restart (before, it wrote server.properties and then failed,
+    leaving the brokers on their old configuration)."""
+    brokers = hosts_of("kafka_brokers")
+    extra = tmp_path / "retention.yml"
+    extra.write_text(yaml.safe_dump({"kafka_broker_properties": {"log.retention.hours": 170}}))
+    before = {name: started_at(host, name, "kafka") for name in brokers}
+    try:
+        result = ansible_playbook(SITE, "--tags", "kafka_broker_configure", "-e", "@%s" % extra)
+        assert result.returncode == 0, played(result)
+        for name in brokers:
+            assert "log.retention.hours=170" in node(host, name).file("/etc/kafka/server.properties").content_string
+            assert started_at(host, name, "kafka") > before[name], "%s was not restarted" % name
+    finally:
+        # Back to the scenario's configuration, restarted the same way.
+        back = ansible_playbook(SITE, "--tags", "kafka_broker_configure")
+    assert back.returncode == 0, played(back)
+    assert not any("log.retention.hours" in node(host, name).file("/etc/kafka/server.properties").content_string
+                   for name in brokers)
+
+
+def test_the_smoke_job_again_without_its_install():
+    """mm2_smoke_run alone: the job runs again on what the converge installed, its input checked."""
+    result = ansible_playbook("kafkaops.mirrormaker.smoke", "--tags", "mm2_smoke_run")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, played(result)
+    for task in ["Refuse smoke settings that break a rule and build the job's plan", "Run the job in mode smoke",
+                 "Fail when replication is not proven"]:
+        assert task in output, "%s not run: %s" % (task, played(result))
+    assert "Create the job's Python environment" not in output, played(result)
