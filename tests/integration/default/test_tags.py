@@ -24,6 +24,10 @@ def started_at(host, name, unit):
     return int(node(host, name).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit))
 
 
+def server_properties(host, name):
+    return node(host, name).file("/etc/kafka/server.properties").content_string
+
+
 # Tasks of each phase's tags, for both roles of the deployment, that the run must have run.
 @pytest.mark.parametrize("tags, ran", [
     ("kafka_broker_install,mirrormaker_install", ["Install the Java runtime packages",
@@ -61,18 +65,18 @@ def test_a_change_under_the_configure_tag_restarts_the_brokers_it_changed(host, 
     extra = tmp_path / "retention.yml"
     extra.write_text(yaml.safe_dump({"kafka_broker_properties": {"log.retention.hours": 170}}))
     before = {name: started_at(host, name, "kafka") for name in brokers}
+    original = {name: server_properties(host, name) for name in brokers}
     try:
         result = ansible_playbook(SITE, "--tags", "kafka_broker_configure", "-e", "@%s" % extra)
         assert result.returncode == 0, played(result)
         for name in brokers:
-            assert "log.retention.hours=170" in node(host, name).file("/etc/kafka/server.properties").content_string
+            assert "log.retention.hours=170" in server_properties(host, name).splitlines()
             assert started_at(host, name, "kafka") > before[name], "%s was not restarted" % name
     finally:
         # Back to the scenario's configuration, restarted the same way.
         back = ansible_playbook(SITE, "--tags", "kafka_broker_configure")
     assert back.returncode == 0, played(back)
-    assert not any("log.retention.hours" in node(host, name).file("/etc/kafka/server.properties").content_string
-                   for name in brokers)
+    assert {name: server_properties(host, name) for name in brokers} == original
 
 
 def test_the_smoke_job_again_without_its_install():
