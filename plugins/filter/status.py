@@ -19,7 +19,6 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import status as model
 
 
-
 def _parser():
     """prometheus-client's text parser, imported on first use: Ansible imports every filter file of
     the collection in each task's worker process whenever a task names any of its filters, and
