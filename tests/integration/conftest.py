@@ -67,6 +67,12 @@ def node(host, name):
     return host.get_host(host_spec(name))
 
 
+def started_at(host, unit):
+    """When systemd last made ``unit`` active on ``host``, in monotonic microseconds: a larger value
+    after a change means the change restarted it."""
+    return int(host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit))
+
+
 def cluster_bootstrap(group):
     return ",".join("%s:9092" % h for h in hosts_of(group))
 
@@ -106,7 +112,10 @@ class Producer(object):
     """Records seq-00000, seq-00001, ... written into `topic` one every `interval` seconds by a
     console producer (acks=all) under systemd-run on `host`, while a test changes the deployment.
     It writes until `finish` (or `stop`): the change, not a count, decides how many, since a fixed
-    count that an idle machine needs 60 s to write ended before the change did on a loaded one."""
+    count that an idle machine needs 60 s to write ended before the change did on a loaded one.
+    The console producer's own defaults (3 retries of 1.5 s) drop a record sent into a
+    single-broker cluster's restart; a test of the roles must not lose records of its own making,
+    so it retries until the producer's delivery timeout."""
 
     # more than any change here lasts at the smallest interval: only a stop ends the writing
     LIMIT = 99999
@@ -118,7 +127,8 @@ class Producer(object):
         login = " --producer.config %s" % shlex.quote(producer_config) if producer_config else ""
         host.run_expect([0], "cat > /tmp/%s.py <<'EOF'\n%sEOF" % (self.unit, script))
         host.run_expect([0], "systemd-run --unit %s /bin/sh -c 'python3 /tmp/%s.py | %s/kafka-console-producer.sh "
-                        "--bootstrap-server %s --topic %s --producer-property acks=all%s'"
+                        "--bootstrap-server %s --topic %s --producer-property acks=all "
+                        "--message-send-max-retries 2147483647 --request-timeout-ms 30000%s'"
                         % (self.unit, self.unit, BIN, bootstrap, topic, login))
 
     def writing(self, during):

@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import (
     REPO, Producer, ansible_playbook, cluster_bootstrap, consume, hosts_of, kafka, node, played,
-    produce, targets, topics, unique, wait_until,
+    produce, started_at, targets, topics, unique, wait_until,
 )
 import recap  # tests/lib, on the path once conftest is loaded
 
@@ -102,15 +102,11 @@ def test_rolling_restart_of_both_nodes_loses_no_record(host, a_host):
     remote = _mirrored_topic(host, a_host, topic)
     # Records keep flowing into A while both MirrorMaker nodes restart one after the other.
     producer = Producer(a_host, a, topic)
-    started = {n: node(host, n)
-               .check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
-               for n in hosts_of("mirrormakers")}
+    started = {n: started_at(node(host, n), "kafka-mirrormaker") for n in hosts_of("mirrormakers")}
     result = ansible_playbook("kafkaops.mirrormaker.restart", "--limit", "mirrormakers")
     assert result.returncode == 0, played(result)
     for name, before in started.items():
-        after = node(host, name).check_output(
-            "systemctl show -p ActiveEnterTimestampMonotonic --value kafka-mirrormaker")
-        assert int(after) > int(before), "%s was not restarted" % name
+        assert started_at(node(host, name), "kafka-mirrormaker") > before, "%s was not restarted" % name
     producer.finish("the restarts")
     _all_arrive(host, producer, remote)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import ansible_playbook, consume, hosts_of, kafka, node, played, targets, unique, wait_until
+from conftest import (ansible_playbook, consume, hosts_of, kafka, node, played, started_at, targets, unique,
+                      wait_until)
 
 testinfra_hosts = targets("kafka_a_brokers")[:1]
 
@@ -46,13 +47,11 @@ def test_broker_rolling_restart_under_load_loses_nothing(host):
                     "--producer-property enable.idempotence=true --producer-property delivery.timeout.ms=600000'"
                     % (unit, unit, BIN, a, topic))
     nodes = hosts_of("kafka_a")
-    before = {n: node(host, n).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka")
-              for n in nodes}
+    before = {n: started_at(node(host, n), "kafka") for n in nodes}
     result = ansible_playbook("kafkaops.mirrormaker.restart", "--limit", "kafka_a")
     assert result.returncode == 0, played(result)
     for name, stamp in before.items():
-        after = node(host, name).check_output("systemctl show -p ActiveEnterTimestampMonotonic --value kafka")
-        assert int(after) > int(stamp), "%s was not restarted" % name
+        assert started_at(node(host, name), "kafka") > stamp, "%s was not restarted" % name
     # Each node was waited for before the next: the play restarted them in a sequence.
     assert len(re.findall(r"TASK \[kafkaops\.mirrormaker\.kafka_common : Restart the service on ", result.stdout)) \
         == len(nodes), result.stdout[-3000:]

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from conftest import (
-    REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, targets, topics,
+    REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, started_at, targets, topics,
     unique, wait_until,
 )
 import recap  # tests/lib, on the path once conftest is loaded
@@ -42,10 +42,6 @@ FROM_VERSION = re.search(r"-([0-9.]+)\.tgz$", FROM.name).group(1)
 
 def release_of(h):
     return h.file("/opt/kafka/current").linked_to.rsplit("-", 1)[1]
-
-
-def started_at(h, unit):
-    return int(h.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit))
 
 
 def epoch_ms(h, monotonic_us):

@@ -16,8 +16,8 @@ from secrets import token_hex
 
 import pytest
 
-from conftest import (REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, produce, targets,
-                      unique, wait_until)
+from conftest import (REPO, Producer, ansible_playbook, consume, hosts_of, kafka, node, played, produce,
+                      started_at, targets, unique, wait_until)
 import recap  # tests/lib, on the path once conftest is loaded
 
 sys.path.insert(0, str(REPO / ".collections"))
@@ -321,7 +321,7 @@ def test_an_applications_scram_password_changed_in_the_inventory_is_rolled_out_u
     kafka(a, "kafka-acls.sh", "--bootstrap-server", bootstrap("kafka_a"), "--command-config", admin, "--add",
           "--allow-principal", "User:" + APP, "--producer", "--topic", topic)
     groups = ("kafka_a", "kafka_b")
-    started_before = {group: started(broker(host, group), "kafka") for group in groups}
+    started_before = {group: started_at(broker(host, group), "kafka") for group in groups}
     old_login = scram_login(a, "/root/app-old.properties", APP, old)
     producer = Producer(a, bootstrap("kafka_a"), topic, interval=0.02, producer_config=old_login)
     try:
@@ -339,7 +339,8 @@ def test_an_applications_scram_password_changed_in_the_inventory_is_rolled_out_u
         producer.finish("the rollout")
     finally:
         producer.stop()
-    assert {group: started(broker(host, group), "kafka") for group in groups} == started_before, "a broker restarted"
+    assert {group: started_at(broker(host, group), "kafka") for group in groups} == started_before, \
+        "a broker restarted"
     for group in groups:
         rc, out = logs_in(host, group, scram_login(broker(host, group), "/root/app-old.properties", APP, old))
         assert rc != 0 and "Authentication failed" in out, (group, out[-2000:])
@@ -400,8 +401,8 @@ def test_a_renewed_broker_certificate_is_served_without_a_restart_under_a_produc
     topic = unique("lab.tls-renewal")
     kafka(a, "kafka-topics.sh", "--bootstrap-server", server, "--command-config", tls, "--create", "--topic", topic,
           "--partitions", "2")
-    before, a_started, b_started = served_serial(a, server), started(a, "kafka"), started(
-        broker(host, "kafka_b"), "kafka")
+    before, a_started = served_serial(a, server), started_at(a, "kafka")
+    b_started = started_at(broker(host, "kafka_b"), "kafka")
     producer = Producer(a, server, topic, interval=0.02, producer_config=tls)
     try:
         wait_until("the first records of %s" % topic, lambda: consume(
@@ -418,8 +419,8 @@ def test_a_renewed_broker_certificate_is_served_without_a_restart_under_a_produc
         producer.finish("the rollout")
     finally:
         producer.stop()
-    assert started(a, "kafka") == a_started, "broker A was restarted"
-    assert started(broker(host, "kafka_b"), "kafka") == b_started, "broker B was restarted"
+    assert started_at(a, "kafka") == a_started, "broker A was restarted"
+    assert started_at(broker(host, "kafka_b"), "kafka") == b_started, "broker B was restarted"
     records = producer.records
     lines = [line for line in consume(a, server, topic, 2 * len(records), 10000, "--consumer.config", tls)
              if line.startswith("seq-")]
@@ -432,11 +433,6 @@ def kvnos(host, path):
     """The key version numbers in a keytab on ``host``, as klist -k lists them."""
     listed = host.check_output("klist -k %s" % shlex.quote(path))
     return sorted(set(int(line.split()[0]) for line in listed.splitlines() if re.match(r"^\s*\d+ ", line)))
-
-
-def started(host, unit="kafka-mirrormaker"):
-    """When systemd last started ``unit`` (monotonic microseconds)."""
-    return host.check_output("systemctl show -p ActiveEnterTimestampMonotonic --value %s" % unit)
 
 
 def no_refused_login(host):
@@ -487,7 +483,7 @@ def test_a_brokers_keytab_rotated_under_a_producer_and_mirrormaker_loses_nothing
     name = hosts_of("kafka_a")[0]
     principal = "kafka/%s@%s" % (name, REALM)
     deployed = "/etc/kafka/kafka.keytab"
-    before, a_started, b_started = kvnos(a, deployed), started(a, "kafka"), started(b, "kafka")
+    before, a_started, b_started = kvnos(a, deployed), started_at(a, "kafka"), started_at(b, "kafka")
     topic, producer = mirrored_producer(host, admin, "lab.broker-keytab")
     try:
         logins_before = kdc_logins(host, principal)
@@ -496,14 +492,14 @@ def test_a_brokers_keytab_rotated_under_a_producer_and_mirrormaker_loses_nothing
         assert result.returncode == 0, played(result)
         changed = recap.changed(result.stdout)
         assert changed[name] >= 1 and changed[hosts_of("kafka_b")[0]] == 0, played(result)
-        assert started(a, "kafka") != a_started, "broker A was not restarted: %s" % played(result)
+        assert started_at(a, "kafka") != a_started, "broker A was not restarted: %s" % played(result)
         producer.writing("the rollout")
         # records written after the restart come through as well
         time.sleep(10)
         producer.finish("the rollout")
     finally:
         producer.stop()
-    assert started(b, "kafka") == b_started, "broker B was restarted"
+    assert started_at(b, "kafka") == b_started, "broker B was restarted"
     after = kvnos(a, deployed)
     assert len(after) == len(before) + 1 and after[:-1] == before, (before, after)
     assert kdc_logins(host, principal) > logins_before, "broker A did not log in again"
@@ -527,7 +523,7 @@ def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin)
     name = hosts_of("mirrormakers")[0]
     principal = "mm2/%s@%s" % (name, REALM)
     deployed = "/etc/kafka-mirrormaker/mm2.keytab"
-    before, started_before = kvnos(host, deployed), started(host)
+    before, started_before = kvnos(host, deployed), started_at(host, "kafka-mirrormaker")
     topic, producer = mirrored_producer(host, admin, "lab.rotation")
     try:
         logins_before = kdc_logins(host, principal)
@@ -535,7 +531,8 @@ def test_mirrormakers_keytab_rotated_under_a_producer_loses_nothing(host, admin)
         result = ansible_playbook(REPO / "playbooks" / "mirrormaker.yml")
         assert result.returncode == 0, played(result)
         assert recap.changed(result.stdout)[name] >= 1, played(result)
-        assert started(host) != started_before, "MirrorMaker 2 was not restarted: %s" % played(result)
+        assert started_at(host, "kafka-mirrormaker") != started_before, \
+            "MirrorMaker 2 was not restarted: %s" % played(result)
         producer.writing("the rollout")
         # records written after the restart come through as well
         time.sleep(10)
