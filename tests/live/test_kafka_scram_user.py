@@ -21,6 +21,11 @@ NOBODY = "scram-nobody"
 REFUSED_WITHIN_MS = 4000
 
 
+def why(result):
+    """The module's message in full (pytest cuts a dict it shows at a few hundred characters)."""
+    return str(result.get("msg", result))
+
+
 def run(lab, args, *extra, user=None):
     args = dict({"bootstrap_servers": lab.bootstrap("A"), "client_properties": lab.client_properties("A", user),
                  "timeout": 30}, **args)
@@ -76,7 +81,7 @@ def test_scram_users_through_the_admin_api(secured_lab):
     # check mode on a new user: changed, and nothing on the broker
     proc, result = run(lab, {"users": [carol]}, "--check", "--diff")
     outputs.append(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, result
+    assert proc.returncode == 0, why(result)
     assert result["changed"] is True and result["added"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512",
                                                               "iterations": 8192}]
     assert result["diff"]["after"] == "carol SCRAM-SHA-512 iterations=8192 (password set)\n"
@@ -88,7 +93,7 @@ def test_scram_users_through_the_admin_api(secured_lab):
     both = [carol, dict(carol, mechanism="SCRAM-SHA-256", iterations=4096)]
     proc, result = run(lab, {"users": both})
     outputs.append(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, result
+    assert proc.returncode == 0, why(result)
     assert result["changed"] is True and len(result["added"]) == 2
     assert result["credentials"] == [{"name": "carol", "mechanism": "SCRAM-SHA-256", "iterations": 4096},
                                      {"name": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 8192}]
@@ -96,7 +101,7 @@ def test_scram_users_through_the_admin_api(secured_lab):
     assert eventually(lambda: described(lab, "carol") == expected), described(lab, "carol")
     proc, result = run(lab, {"users": both})
     outputs.append(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, result
+    assert proc.returncode == 0, why(result)
     assert result["changed"] is False, result
 
     # carol logs in (the listener offers SCRAM-SHA-512 only); a wrong password is refused
@@ -106,7 +111,7 @@ def test_scram_users_through_the_admin_api(secured_lab):
     # update_password always sets it again: the old password is refused, the new one accepted
     proc, result = run(lab, {"users": [dict(carol, password=rotated)], "update_password": "always"}, "--diff")
     outputs.append(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, result
+    assert proc.returncode == 0, why(result)
     assert result["changed"] is True and result["updated"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512",
                                                                 "iterations": 8192, "before_iterations": 8192}]
     assert eventually(lambda: logs_in(lab, "carol", rotated, 10000))
@@ -124,7 +129,7 @@ def test_scram_users_through_the_admin_api(secured_lab):
                        "resource_name": "kafka-cluster"}]}
     proc, granted = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
         grant, bootstrap_servers=shown, client_properties=lab.client_properties("A")))
-    assert proc.returncode == 0, granted
+    assert proc.returncode == 0, why(granted)
     try:
         def alter_refused():
             proc, result = run(lab, {"users": [{"name": "mallory", "password": "mallory-Pw-9"}]}, user=NOBODY)
@@ -141,17 +146,17 @@ def test_scram_users_through_the_admin_api(secured_lab):
     finally:
         proc, revoked = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
             grant, state="absent", bootstrap_servers=shown, client_properties=lab.client_properties("A")))
-        assert proc.returncode == 0, revoked
+        assert proc.returncode == 0, why(revoked)
 
     # absent deletes the one mechanism asked for: carol can no longer log in with SCRAM-SHA-512
     proc, result = run(lab, {"users": [{"name": "carol", "state": "absent"}]})
     outputs.append(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, result
+    assert proc.returncode == 0, why(result)
     assert result["removed"] == [{"name": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 8192}]
     assert eventually(lambda: described(lab, "carol") == {"SCRAM-SHA-256": 4096})
     assert not logs_in(lab, "carol", rotated)
     proc, result = run(lab, {"users": [{"name": "carol", "state": "absent"}]})
-    assert proc.returncode == 0 and result["changed"] is False, result
+    assert proc.returncode == 0 and result["changed"] is False, why(result)
 
     for text in outputs:
         for secret in secrets:
@@ -230,7 +235,7 @@ def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
                        "resource_name": ROTATION_TOPIC} for op in ("WRITE", "DESCRIBE")]}
     proc, granted = run_ansible_module("kafkaops.mirrormaker.kafka_acl", dict(
         grant, bootstrap_servers=lab.bootstrap("A"), client_properties=lab.client_properties("A")))
-    assert proc.returncode == 0, granted
+    assert proc.returncode == 0, why(granted)
     rotor = {"name": ROTOR, "password": new}
 
     first = Writer(lab, old, 0)
@@ -238,9 +243,9 @@ def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
     try:
         assert eventually(lambda: len(first.acked) > 50, 60), first.errors
         proc, checked = run(lab, {"users": [rotor], "update_password": "when_refused"}, "--check")
-        assert proc.returncode == 0 and checked["changed"] is True, checked
+        assert proc.returncode == 0 and checked["changed"] is True, why(checked)
         proc, result = run(lab, {"users": [rotor], "update_password": "when_refused"})
-        assert proc.returncode == 0, result
+        assert proc.returncode == 0, why(result)
         assert result["updated"] == [{"name": ROTOR, "mechanism": "SCRAM-SHA-512", "iterations": 4096,
                                       "before_iterations": 4096}], result
         switched = time.monotonic()
@@ -259,7 +264,7 @@ def test_a_password_rotated_under_a_running_producer_loses_nothing(secured_lab):
             writer.discard()
     # converged: a re-run logs in with the new password and changes nothing
     proc, again = run(lab, {"users": [rotor], "update_password": "when_refused"})
-    assert proc.returncode == 0 and again["changed"] is False, again
+    assert proc.returncode == 0 and again["changed"] is False, why(again)
 
     consumer = KafkaConsumer(ROTATION_TOPIC, bootstrap_servers=lab.bootstrap("A"), group_id=None,
                              auto_offset_reset="earliest", enable_auto_commit=False, consumer_timeout_ms=5000,

@@ -261,7 +261,8 @@ def test_already_registered_is_a_failure(pulse):
     pulse.configure("already_registered")
     result = pulse.run()
     assert result["failed"] and "exited with status 0 without asking the MM2 questions" in result["msg"], result
-    assert "already configured" in result["transcript"] and pulse.answers() == []
+    assert "already configured" in result["transcript"] and pulse.answers() == [], \
+        "transcript %r, answers %r" % (result["transcript"], pulse.answers())
     assert not pulse.state.exists()
 
 
