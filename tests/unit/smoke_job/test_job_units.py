@@ -7,6 +7,7 @@ import struct
 import xml.etree.ElementTree as ET
 
 import pytest
+from matplotlib.colors import to_hex
 
 from mm2_smoke import config, digest, formats, junit, kafka_util, picture, report, stats
 from mm2_smoke.check_cycles import cycles
@@ -337,7 +338,13 @@ def test_the_lag_the_role_measured_is_shown_as_it_is(tmp_path, given, panels, li
     if given is LAG_FILE:
         assert "topic mm2-offsets.A.internal on B (b:9092) (read_uncommitted)" in html_text and "12.402" in html_text
         fig, _names = picture.figure(back)
-        assert fig.axes[1].get_title(loc="left").startswith("A->B: 40 records, 12.402 s behind before the job")
+        lag_axes = fig.axes[1]
+        assert lag_axes.get_title(loc="left").startswith("A->B: 40 records, 12.402 s behind before the job")
+        assert "2 partitions)" in lag_axes.get_title(loc="left")
+        # no check judges the lag: its bars never take a verdict's colour
+        assert {to_hex(patch.get_facecolor()) for patch in lag_axes.patches} == {picture.SOURCE_COLOR}
+        one = dict(back, lag_by_flow={"A->B": dict(back["lag_by_flow"]["A->B"], partitions=1)})
+        assert "1 partition)" in picture.figure(one)[0].axes[1].get_title(loc="left")
     else:
         assert "Not measured: " in html_text
 
