@@ -32,9 +32,11 @@ pexpect is imported guarded: :data:`HAS_PEXPECT` tells the module to call ``miss
 
 from __future__ import annotations
 
+import codecs
 import ipaddress
 import os
 import re
+import select
 import signal
 import time
 import traceback
@@ -234,9 +236,34 @@ class Mm2Dialogue:
         except pexpect.TIMEOUT:
             return ""
         except pexpect.EOF:
+            self.output.append(self.rest())
             return None
         self.output.append(chunk)
         return chunk
+
+    def rest(self):
+        """What the tool wrote just before it ended and pexpect did not read.
+
+        pexpect reports the end when a wait for output ran out and the tool is gone by the time it
+        asks: a tool that writes its last words and exits in between (on a loaded machine, any) has
+        them still in the terminal. They are read here until the terminal reports its end (Linux:
+        EIO once the other side is closed and empty), within _DRAIN seconds: something the tool
+        left running on the terminal may go on writing."""
+        fd = self.child.child_fd
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        chunks = []
+        end = time.monotonic() + _DRAIN
+        while time.monotonic() < end:
+            try:
+                ready = select.select([fd], [], [], 0)[0]
+                data = os.read(fd, 65536) if ready else b""
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(decoder.decode(data))
+        chunks.append(decoder.decode(b"", final=True))
+        return "".join(chunks)
 
     def converse(self):
         pending = ""  # raw output since the last answer

@@ -27,7 +27,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
 MODULE = os.path.join(REPO, "plugins", "modules", "pulse_register.py")
 DOUBLE = os.path.join(REPO, "tests", "pulse", "accelo_double.py")
 
-pytest.importorskip("pexpect")
+pexpect = pytest.importorskip("pexpect")
 
 HOSTS = {"10.0.0.5": "mm2-1.lab.example", "10.0.0.6": "mm2-2.lab.example"}
 NODES = ["10.0.0.5", "10.0.0.6"]
@@ -264,6 +264,39 @@ def test_already_registered_is_a_failure(pulse):
     assert "already configured" in result["transcript"] and pulse.answers() == [], \
         "transcript %r, answers %r" % (result["transcript"], pulse.answers())
     assert not pulse.state.exists()
+
+
+class _Ended:
+    """A pexpect child as pexpect leaves it in the race it cannot see: its wait for output ran out,
+    the tool wrote its last words and exited, and pexpect, finding it gone, reports the end."""
+
+    def __init__(self, child_fd):
+        self.child_fd = child_fd
+
+    def read_nonblocking(self, size, timeout):
+        raise pexpect.EOF("End of File (EOF). Very slow platform.")
+
+
+@pytest.mark.parametrize("last_words", [
+    "KafkaMM2 is already configured for this cluster; nothing to do.\n",
+    # a character of 3 bytes; within the terminal's buffer, which a write to a side nobody reads fills
+    "Cluster configuration saved \u2713\n" + "x" * 2000,
+    "",
+])
+def test_what_the_tool_wrote_just_before_it_ended_is_kept(last_words):
+    """A real terminal (os.openpty) holding the tool's last output, its other side closed."""
+    master, slave = os.openpty()
+    try:
+        os.write(slave, last_words.encode("utf-8"))
+    finally:
+        os.close(slave)
+    engine = dialogue.Mm2Dialogue(["accelo"], "'accelo'", NODES, EXPECTED, "fqdn", 9998, True)
+    engine.child = _Ended(master)
+    try:
+        assert engine.read(0.05) is None
+    finally:
+        os.close(master)
+    assert dialogue.clean("".join(engine.output)) == last_words
 
 
 def test_command_not_found(pulse):
