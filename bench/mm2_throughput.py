@@ -7,7 +7,7 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
                  A:bench -> B:copy.bench; rate from its first poll to the last ack;
 * MirrorMaker 2 - connect-mirror-maker.sh (dedicated mode) with an mm2.properties
                  rendered by plugins/module_utils/mm2/model.py, once per --configs entry;
-                 rate from the first record of A.bench seen on B to the last one
+                 rate from the first record of A.bench (bench with the identity policy) seen on B to the last one
                  (end offsets polled every --poll-ms), startup delay reported apart;
 * Connect      - configs connect / connect-eos / connect-eos-interval: the DR layout, MirrorSourceConnector and
                  MirrorCheckpointConnector on a distributed Connect worker next to B
@@ -81,12 +81,23 @@ HARNESS_GLOBALS = OrderedDict([
     ("config.storage.replication.factor", 1),
 ])
 
+# MirrorSourceTask sends an offset sync to the source cluster each time a partition's translated
+# offset would lag offset.lag.max (100) records behind (OffsetSyncWriter.PartitionState.update):
+# the lever configs space them a hundred times wider.
+SYNC_LAG = 10000
+
 CONFIG_DOCS = OrderedDict([
     ("stock", "MM2 defaults (tasks.max=1, Connect worker producer, default consumer)"),
     ("role", "the mirrormaker role's defaults (mirrormaker_default_properties, mirrormaker_flow_default_properties "
              "and mirrormaker_worker_properties read from roles/mirrormaker/defaults/main.yml)"),
     ("role-inflight", "role + A->B.producer.override.enable.idempotence=true, max.in.flight.requests.per.connection=5 "
                       "(the client copies' producer: Connect's task producer has idempotence off, 1 in flight)"),
+    ("role-one-herder", "role + B->A.emit.heartbeats.enabled=false: one herder (A->B) instead of two; by default "
+                        "MirrorMaker also runs B->A to emit heartbeats into A (MirrorMakerConfig.clusterPairs)"),
+    ("role-identity", "role + the flow's replication_policy: identity (the Connect layout's policy): A's bench "
+                      "is written to B as bench, not A.bench"),
+    ("role-sync-lag", "role + A->B.offset.lag.max=%d instead of 100: a hundredth of the offset syncs "
+                      "(MirrorSourceTask -> OffsetSyncWriter)" % SYNC_LAG),
     ("tasks", "tasks.max = partitions, no client overrides"),
     ("tuned", "tasks.max = partitions + per-flow A->B.producer.override.* and A->B.consumer.*"),
     ("tuned-inflight", "tuned + A->B.producer.override.enable.idempotence=true, max.in.flight=5"),
@@ -104,6 +115,8 @@ CONFIG_DOCS = OrderedDict([
                              "transaction.boundary.interval.ms=1000)"),
     ("connect-inflight", "connect + producer.override.enable.idempotence=true, max.in.flight.requests.per.connection=5 "
                          "in the flow (the client copies' producer)"),
+    ("connect-sync-lag", "connect + offset.lag.max=%d in the flow instead of 100: a hundredth of the offset syncs"
+                         % SYNC_LAG),
     ("connect-tasks-cores", "connect with tasks.max = this machine's CPU cores, the Red Hat guide's rule for a "
                             "one-worker Connect cluster (\"Aim for as many tasks as CPU cores in the Kafka Connect "
                             "clusters\")"),
@@ -121,13 +134,21 @@ CONNECT_CONFIGS = OrderedDict([("connect", (False, "dr-bench", None, {})),
                                                          {"transaction_boundary": "interval"})),
                                ("connect-inflight", (False, "dr-bench-if", None, {"properties": OrderedDict(
                                    ("producer.override." + k, v) for k, v in INFLIGHT.items())})),
+                               ("connect-sync-lag", (False, "dr-bench-sl", None, {"properties": OrderedDict(
+                                   [("offset.lag.max", str(SYNC_LAG))])})),
                                ("connect-tasks-cores", (False, "dr-bench-tc", os.cpu_count(), {})),
                                ("connect-tasks-30", (False, "dr-bench-t30", 30, {}))])
 # The delay until visible: records written to A this far apart, this many.
 VISIBLE_RECORDS = 200
 VISIBLE_PACE_S = 0.05
+# What dedicated MirrorMaker and the Connect layout do besides the copy, one lever at a time: each
+# lever config against the config it changes, in the same run (rate and the machine's CPU per record).
+LEVERS = OrderedDict([("role-one-herder", "role"), ("role-identity", "role"), ("role-sync-lag", "role"),
+                      ("connect-sync-lag", "connect")])
 # The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
 DEDICATED_REFERENCE = ("role", "tuned")
+# Dedicated configs made of the role's shipped defaults.
+ROLE_BASED = ("role", "role-inflight", "role-one-herder", "role-identity", "role-sync-lag")
 # Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
 # copy; EOS costs at most 30 % of the EOS-off Connect rate; each layout's defaults >= 0.9x the
 # client copy with as many threads as MirrorMaker tasks.
@@ -269,16 +290,17 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     clusters = [{"alias": "A", "bootstrap_servers": [a_bs], "broker_count": 1, "properties": {}},
                 {"alias": "B", "bootstrap_servers": [b_bs], "broker_count": 1, "properties": {}}]
     flow = {"source": "A", "target": "B", "topics": [TOPIC], "properties": OrderedDict()}
+    flows = [flow]
     options = {"exactly_once": False, "internal_rest": True}
     glob = OrderedDict()
-    if name in ("role", "role-inflight"):
+    if name in ROLE_BASED:
         role_globals, options["flow_defaults"], options["worker_defaults"] = role_defaults()
         glob.update(role_globals)
     glob.update(HARNESS_GLOBALS)
     # dedicated.mode.enable.internal.rest=true (role default) starts a REST listener: keep it local
     glob["listeners"] = "http://127.0.0.1:%d" % rest_port
     glob["rest.advertised.host.name"] = "127.0.0.1"
-    if name not in ("stock", "role", "role-inflight"):
+    if name not in ("stock",) + ROLE_BASED:
         flow["tasks_max"] = partitions
     if name in ("tuned", "tuned-inflight", "tuned-inflight-sl"):
         # per flow: A->B.producer.override.* (Connect's connector-level client override, policy
@@ -291,6 +313,12 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     if name in ("tuned-inflight", "tuned-inflight-sl", "role-inflight"):
         for k, v in INFLIGHT.items():
             flow["properties"]["producer.override." + k] = v
+    if name == "role-one-herder":
+        flows.append({"source": "B", "target": "A", "enabled": False, "emit_heartbeats": False})
+    if name == "role-identity":
+        flow["replication_policy"] = "identity"
+    if name == "role-sync-lag":
+        flow["properties"]["offset.lag.max"] = str(SYNC_LAG)
     if name == "tuned-inflight-sl":
         # MirrorMaker scans the classpath for plugins once, then each herder (worker config =
         # the target alias' keys) again; every Apache jar has ServiceLoader manifests.
@@ -307,7 +335,12 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
             glob["producer." + k] = v
         for k, v in CONSUMER_TUNING.items():
             glob["consumer." + k] = v
-    return clusters, [flow], glob, options
+    return clusters, flows, glob, options
+
+
+def target_topic(flows):
+    """The name the dedicated flow A->B writes A's bench to on B."""
+    return TOPIC if flows[0].get("replication_policy") == "identity" else "A." + TOPIC
 
 
 def connect_inputs(name, a_bs, b_bs):
@@ -590,6 +623,100 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     ])
 
 
+def run_round(order, copy_threads, mirrormaker_heap, sources, rest, java, bin_, lab, a_bs, b_bs, model, args, tmp):
+    """One round: the ceilings into fresh topics on B, then each MirrorMaker config of ``order`` alone.
+    Returns name -> result fields, rates not yet relative to anything, each with its place in the round."""
+    out = OrderedDict()
+    run(java + ["reset", b_bs, ""], 120)
+    for topic in CEILING_TOPICS:
+        run(java + ["create", b_bs, topic, str(args.partitions)], 90)
+    # the ceilings: client copies with one thread and with as many as MirrorMaker runs tasks,
+    # and what one producer with the same tuning writes into B
+    out["client-copy"] = client_copy(java, a_bs, b_bs, COPY_TOPIC, 1, args, tmp)
+    out["client-copy-threads"] = client_copy(java, a_bs, b_bs, THREADS_COPY_TOPIC, copy_threads, args, tmp)
+    # the same with the producer settings Connect gives a task: what of the gap is the producer's
+    out["client-copy-threads-cp"] = client_copy(java, a_bs, b_bs, CONNECT_PRODUCER_COPY_TOPIC, copy_threads, args,
+                                                tmp, producer=CONNECT_PRODUCER)
+    out["producer-perf-test"] = perf_test(java, bin_, b_bs, args, tmp)
+    for place, name in enumerate(order, 1):
+        # everything but the source topics and the copies goes (MM2's and Connect's internal topics too)
+        run(java + ["reset", a_bs, ",".join(sources)], 120)
+        run(java + ["reset", b_bs, ",".join(CEILING_TOPICS)], 120)
+        if name in CONNECT_CONFIGS:
+            res = run_connect(name, args, lab, java, a_bs, b_bs, tmp)
+        else:
+            res = run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, args, tmp)
+        res["place_in_round"] = place
+        out[name] = res
+        clients = res["effective_clients"]
+        log("%s: %s records/s, startup %ss%s, task producers %d, replication consumers %d"
+            % (name, res["records_per_s"], res["startup_delay_s"],
+               " (worker start %ss apart)" % res["worker_start_s"] if "worker_start_s" in res else "",
+               len(clients["producers"]), len(clients["consumers"])))
+        for kind in ("producer", "consumer"):
+            for vals in clients.get(kind + "_values", []):
+                log("   %s: %s" % (kind, " ".join("%s=%s" % kv for kv in sorted(vals.items()))))
+    return out
+
+
+def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, args, tmp):
+    """One dedicated-mode config: connect-mirror-maker.sh with its mm2.properties until B holds every record."""
+    d = os.path.join(tmp, "mm2-" + name)
+    os.makedirs(d)
+    clusters, flows, glob, options = mm2_inputs(name, a_bs, b_bs, args.partitions, rest)
+    props = model.build_properties(clusters, flows, glob, options)
+    text = format_properties(props) + "\n"
+    with open(os.path.join(d, "mm2.properties"), "w") as fh:
+        fh.write(text)
+    log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
+    w = Watcher(java, b_bs, target_topic(flows), args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
+    time.sleep(2)
+    # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
+    # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
+    env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=mirrormaker_heap)
+    out = os.path.join(d, "stdout.log")
+    t_start = time.time()
+    mm2 = start([os.path.join(bin_, "connect-mirror-maker.sh"), os.path.join(d, "mm2.properties")], out, env=env)
+    wrc = w.wait(args.timeout + 30)
+    mm2_alive = mm2.poll() is None
+    stop(mm2, 30)
+    first_seen, rate = w.rate(args.records)
+    clients = replication_clients(out)
+    res = OrderedDict([
+        ("records_per_s", round(rate) if rate else None),
+        ("mb_per_s", round(rate * args.record_size / 1e6, 2) if rate else None),
+        ("startup_delay_s", round(first_seen - t_start, 2) if first_seen else None),
+        ("machine_cpu", w.cpu()),
+        ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
+        ("completed", wrc == 0), ("mm2_alive_at_end", mm2_alive),
+        ("samples", len(w.samples)),
+        ("description", CONFIG_DOCS[name]),
+        ("kafka_heap_opts", mirrormaker_heap),
+        ("mm2_properties", OrderedDict((k, v) for k, v in props.items())),
+        ("effective_clients", clients),
+    ])
+    return res
+
+
+def median_results(rounds):
+    """Per config, the round whose rate is the median (the lower middle one of an even count), with
+    every round's rate, CPU per record and place beside it."""
+    results = OrderedDict()
+    for name in list(rounds[0]):
+        runs = [r[name] for r in rounds]
+        ranked = sorted(range(len(runs)), key=lambda i: runs[i]["records_per_s"] or 0)
+        res = OrderedDict(runs[ranked[(len(runs) - 1) // 2]])
+        if len(runs) > 1:
+            res["rounds"] = [OrderedDict([("round", i + 1), ("place", run_.get("place_in_round")),
+                                          ("records_per_s", run_["records_per_s"]),
+                                          ("completed", run_.get("completed", True)),
+                                          ("cpu_ms_per_1000_records",
+                                           (run_.get("machine_cpu") or {}).get("cpu_ms_per_1000_records"))])
+                             for i, run_ in enumerate(runs)]
+        results[name] = res
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     ap.add_argument("--records", type=int, default=200000)
@@ -599,6 +726,9 @@ def main():
                     help="threads of the second client copy (default: the tasks MirrorMaker runs with the role's "
                          "tasks.max, min(tasks.max, partitions))")
     ap.add_argument("--configs", default=DEFAULT_CONFIGS, help="comma list of: " + ", ".join(CONFIG_DOCS))
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="ceilings and configs this many times, each round starting the configs' list at "
+                         "another one; each config's median round is reported (default 1)")
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
     ap.add_argument("--timeout", type=int, default=600, help="per copy/MM2 run, seconds (default 600)")
@@ -607,6 +737,8 @@ def main():
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temp dir (logs) for inspection")
     ap.add_argument("--no-json", action="store_true")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error("--rounds: at least 1, not %d" % args.rounds)
     if args.quick and "--records" not in sys.argv:
         args.records = 20000
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -674,8 +806,6 @@ def bench(args, configs, archive, model, tmp):
     sources = [TOPIC] + [CONNECT_CONFIGS[n][1] for n in configs if n in CONNECT_CONFIGS]
     for topic in sources:
         run(java + ["create", a_bs, topic, str(args.partitions)], 90)
-    for topic in CEILING_TOPICS:
-        run(java + ["create", b_bs, topic, str(args.partitions)], 90)
     # the fair ceiling has as many threads as MirrorSourceConnector starts tasks: min(tasks.max, partitions)
     copy_threads = args.copy_threads or min(int(role_defaults()[1]["tasks.max"]), args.partitions)
     for topic in sources:
@@ -687,87 +817,28 @@ def bench(args, configs, archive, model, tmp):
         log("fill %s: %s" % (topic, fill.strip().splitlines()[-1]))
 
     payload_mb = args.records * args.record_size / 1e6
-    results = OrderedDict()
-
-    # ---- the ceilings: client copies with one thread and with as many as MirrorMaker runs tasks,
-    # and what one producer with the same tuning writes into B
-    results["client-copy"] = client_copy(java, a_bs, b_bs, COPY_TOPIC, 1, args, tmp)
-    results["client-copy-threads"] = client_copy(java, a_bs, b_bs, THREADS_COPY_TOPIC, copy_threads, args, tmp)
-    # the same with the producer settings Connect gives a task: what of the gap is the producer's
-    results["client-copy-threads-cp"] = client_copy(java, a_bs, b_bs, CONNECT_PRODUCER_COPY_TOPIC, copy_threads, args,
-                                                    tmp, producer=CONNECT_PRODUCER)
-    results["producer-perf-test"] = perf_test(java, bin_, b_bs, args, tmp)
-    copy_rate, copy_watch_rate = results["client-copy"]["records_per_s"], results["client-copy"]["records_per_s_watcher"]
-
-    # ---- MirrorMaker 2, dedicated and on Connect, one config at a time
     mirrormaker_heap = _role_yaml(ROLE_DEFAULTS)["mirrormaker_heap_opts"]
+    rounds = []
+    for number in range(args.rounds):
+        # each round starts the list at another config, so that no config is always first: the one run
+        # first after the ceilings has been the slowest of its run, whichever it was (README, "The order matters")
+        shift = number * len(configs) // args.rounds
+        order = list(configs[shift:]) + list(configs[:shift])
+        rtmp = tmp if args.rounds == 1 else os.path.join(tmp, "round-%d" % (number + 1))
+        os.makedirs(rtmp, exist_ok=True)
+        if args.rounds > 1:
+            log("round %d of %d: %s" % (number + 1, args.rounds, ", ".join(order)))
+        rounds.append(run_round(order, copy_threads, mirrormaker_heap, sources, rest, java, bin_, lab, a_bs, b_bs,
+                                model, args, rtmp))
+    results = median_results(rounds)
+    copy_rate, copy_watch_rate = results["client-copy"]["records_per_s"], results["client-copy"]["records_per_s_watcher"]
     for name in configs:
-        # everything but the source topics and the copy goes (MM2's and Connect's internal topics too)
-        run(java + ["reset", a_bs, ",".join(sources)], 120)
-        run(java + ["reset", b_bs, ",".join(CEILING_TOPICS)], 120)
-        if name in CONNECT_CONFIGS:
-            res = run_connect(name, args, lab, java, a_bs, b_bs, tmp)
-            rate = res["records_per_s"]
-            res["ratio_to_client_copy"] = round(rate / copy_rate, 3) if rate else None
-            res["ratio_to_client_copy_watcher"] = round(rate / copy_watch_rate, 3) if rate and copy_watch_rate else None
-            res.move_to_end("ratio_to_client_copy_watcher", last=False)
-            res.move_to_end("ratio_to_client_copy", last=False)
-            for key in ("mb_per_s", "records_per_s"):
-                res.move_to_end(key, last=False)
-            results[name] = res
-            clients = res["effective_clients"]
-            log("%s: %s records/s, ratio %s, startup %ss (worker start %ss apart), task producers %d, "
-                "replication consumers %d" % (name, rate, res["ratio_to_client_copy"], res["startup_delay_s"],
-                                              res["worker_start_s"], len(clients["producers"]),
-                                              len(clients["consumers"])))
-            for kind in ("producer", "consumer"):
-                for vals in clients.get(kind + "_values", []):
-                    log("   %s: %s" % (kind, " ".join("%s=%s" % kv for kv in sorted(vals.items()))))
-            continue
-        d = os.path.join(tmp, "mm2-" + name)
-        os.makedirs(d)
-        clusters, flows, glob, options = mm2_inputs(name, a_bs, b_bs, args.partitions, rest)
-        props = model.build_properties(clusters, flows, glob, options)
-        text = format_properties(props) + "\n"
-        with open(os.path.join(d, "mm2.properties"), "w") as fh:
-            fh.write(text)
-        log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
-        w = Watcher(java, b_bs, "A." + TOPIC, args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
-        time.sleep(2)
-        # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
-        # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
-        env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=mirrormaker_heap)
-        out = os.path.join(d, "stdout.log")
-        t_start = time.time()
-        mm2 = start([os.path.join(bin_, "connect-mirror-maker.sh"), os.path.join(d, "mm2.properties")], out, env=env)
-        wrc = w.wait(args.timeout + 30)
-        mm2_alive = mm2.poll() is None
-        stop(mm2, 30)
-        first_seen, rate = w.rate(args.records)
-        clients = replication_clients(out)
-        res = OrderedDict([
-            ("records_per_s", round(rate) if rate else None),
-            ("mb_per_s", round(rate * args.record_size / 1e6, 2) if rate else None),
+        res, rate = results[name], results[name]["records_per_s"]
+        ratios = OrderedDict([
             ("ratio_to_client_copy", round(rate / copy_rate, 3) if rate else None),
             # both rates by the end-offset watcher on B (same method on both sides)
-            ("ratio_to_client_copy_watcher", round(rate / copy_watch_rate, 3) if rate and copy_watch_rate else None),
-            ("startup_delay_s", round(first_seen - t_start, 2) if first_seen else None),
-            ("machine_cpu", w.cpu()),
-            ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
-            ("completed", wrc == 0), ("mm2_alive_at_end", mm2_alive),
-            ("samples", len(w.samples)),
-            ("description", CONFIG_DOCS[name]),
-            ("kafka_heap_opts", mirrormaker_heap),
-            ("mm2_properties", OrderedDict((k, v) for k, v in props.items())),
-            ("effective_clients", clients),
-        ])
-        results[name] = res
-        log("MM2 %s: %s records/s, ratio %s, startup %ss, task producers %d, replication consumers %d"
-            % (name, res["records_per_s"], res["ratio_to_client_copy"], res["startup_delay_s"],
-               len(clients["producers"]), len(clients["consumers"])))
-        for kind in ("producer", "consumer"):
-            for vals in clients.get(kind + "_values", []):
-                log("   %s: %s" % (kind, " ".join("%s=%s" % kv for kv in sorted(vals.items()))))
+            ("ratio_to_client_copy_watcher", round(rate / copy_watch_rate, 3) if rate and copy_watch_rate else None)])
+        results[name] = OrderedDict(list(res.items())[:2] + list(ratios.items()) + list(res.items())[2:])
 
     # ---- report
     def cpu(name):
@@ -803,6 +874,13 @@ def bench(args, configs, archive, model, tmp):
     lines.extend(ratios.pop("lines"))
     ceilings = ceiling_ratios(results, configs)
     lines.extend(ceilings.pop("lines"))
+    levers = lever_ratios(results)
+    lines.extend(levers.pop("lines"))
+    if args.rounds > 1:
+        lines.append("mm2_throughput: each round's records/s (place in its round), medians above:")
+        for name, res in results.items():
+            lines.append("  %-22s %s" % (name, "  ".join(
+                "%s (%s)" % (r["records_per_s"], r["place"] or "-") for r in res["rounds"])))
     print("\n".join(lines))
 
     doc = OrderedDict([
@@ -810,13 +888,14 @@ def bench(args, configs, archive, model, tmp):
         ("date", datetime.datetime.now().astimezone().isoformat(timespec="seconds")),
         ("kafka_version", kafka_version), ("archive", os.path.basename(archive)),
         ("records", args.records), ("record_size", args.record_size), ("partitions", args.partitions),
-        ("payload_mb", payload_mb), ("quick", args.quick), ("poll_ms", args.poll_ms),
+        ("payload_mb", payload_mb), ("quick", args.quick), ("rounds", args.rounds), ("poll_ms", args.poll_ms),
         ("machine", OrderedDict([("cpus", os.cpu_count()), ("platform", platform.platform()),
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
         ("role_default_config", ROLE_DEFAULT), ("role_default_ratio", role and role["ratio_to_client_copy"]),
         ("connect_ratios", ratios),
         ("ceiling_ratios", ceilings),
+        ("lever_ratios", levers),
         ("results", results),
         ("elapsed_s", round(time.time() - t_begin, 1)),
     ])
@@ -829,7 +908,8 @@ def bench(args, configs, archive, model, tmp):
             json.dump(doc, fh, indent=2)
             fh.write("\n")
         print("results: %s" % os.path.relpath(path, REPO))
-    ok = all(results[n]["completed"] for n in configs)
+    # a config that failed in any round fails the run, whichever round its median is
+    ok = all(r["completed"] for n in configs for r in results[n].get("rounds", [results[n]]))
     return 0 if ok else 2
 
 
@@ -882,6 +962,23 @@ def ceiling_ratios(results, configs):
                         fmt(entry["to_perf_test"]), fmt(entry["to_threads_copy_connect_producer"]),
                         fmt(entry["to_threads_copy_own_timing"]),
                         fmt(entry["to_perf_test_own_timing"])))
+    out["lines"] = lines
+    return out
+
+
+def lever_ratios(results):
+    """Each lever config run against the config it changes, both run here: rates and CPU per record."""
+    out, lines = OrderedDict(), []
+    for name, base in LEVERS.items():
+        if not (name in results and base in results):
+            continue
+        rate, base_rate = results[name]["records_per_s"], results[base]["records_per_s"]
+        cpu, base_cpu = (((results[n].get("machine_cpu") or {}).get("cpu_ms_per_1000_records")) for n in (name, base))
+        out[name] = OrderedDict([("against", base), ("ratio", round(rate / base_rate, 3) if rate and base_rate else None),
+                                 ("cpu_ms_per_1000_records", cpu), ("against_cpu_ms_per_1000_records", base_cpu)])
+        lines.append("mm2_throughput: %s / %s = %s (CPU ms per 1000 records %s against %s)"
+                     % (name, base, fmt(out[name]["ratio"]), cpu if cpu is not None else "n/a",
+                        base_cpu if base_cpu is not None else "n/a"))
     out["lines"] = lines
     return out
 
