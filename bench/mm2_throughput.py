@@ -81,8 +81,9 @@ HARNESS_GLOBALS = OrderedDict([
     ("config.storage.replication.factor", 1),
 ])
 
-# MirrorSourceTask sends an offset sync to the source cluster each time a partition's translated
-# offset would lag offset.lag.max (100) records behind (OffsetSyncWriter.PartitionState.update):
+# MirrorSourceTask sends an offset sync each time a partition's translated offset would lag
+# offset.lag.max (100) records behind (OffsetSyncWriter.PartitionState.update), to the source cluster
+# in dedicated mode and to the target in the Connect layout (offset-syncs.topic.location=target):
 # the lever configs space them a hundred times wider.
 SYNC_LAG = 10000
 
@@ -338,9 +339,16 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     return clusters, flows, glob, options
 
 
-def target_topic(flows):
-    """The name the dedicated flow A->B writes A's bench to on B."""
-    return TOPIC if flows[0].get("replication_policy") == "identity" else "A." + TOPIC
+def target_topic(model, clusters, flows, glob, options):
+    """The name the flow A->B writes A's bench to on B, as the collection's flow model derives it."""
+    flow = next(f for f in model.effective_flows(clusters, flows, glob, options)
+                if (f["source"], f["target"]) == ("A", "B"))
+    return flow["remote_topic_prefix"] + TOPIC
+
+
+def cpu_per_record(res):
+    """A run's machine CPU ms per 1000 records, None where it was not measured."""
+    return (res.get("machine_cpu") or {}).get("cpu_ms_per_1000_records")
 
 
 def connect_inputs(name, a_bs, b_bs):
@@ -669,7 +677,7 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
     with open(os.path.join(d, "mm2.properties"), "w") as fh:
         fh.write(text)
     log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
-    w = Watcher(java, b_bs, target_topic(flows), args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
+    w = Watcher(java, b_bs, target_topic(model, clusters, flows, glob, options), args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
     time.sleep(2)
     # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
     # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
@@ -710,8 +718,7 @@ def median_results(rounds):
             res["rounds"] = [OrderedDict([("round", i + 1), ("place", run_.get("place_in_round")),
                                           ("records_per_s", run_["records_per_s"]),
                                           ("completed", run_.get("completed", True)),
-                                          ("cpu_ms_per_1000_records",
-                                           (run_.get("machine_cpu") or {}).get("cpu_ms_per_1000_records"))])
+                                          ("cpu_ms_per_1000_records", cpu_per_record(run_))])
                              for i, run_ in enumerate(runs)]
         results[name] = res
     return results
@@ -729,6 +736,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=1,
                     help="ceilings and configs this many times, each round starting the configs' list at "
                          "another one; each config's median round is reported (default 1)")
+    ap.add_argument("--warmup", action="store_true",
+                    help="one round of the ceilings and configs first whose rates count nowhere (printed and kept "
+                         "in the JSON as warmup_round)")
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
     ap.add_argument("--timeout", type=int, default=600, help="per copy/MM2 run, seconds (default 600)")
@@ -818,13 +828,26 @@ def bench(args, configs, archive, model, tmp):
 
     payload_mb = args.records * args.record_size / 1e6
     mirrormaker_heap = _role_yaml(ROLE_DEFAULTS)["mirrormaker_heap_opts"]
+    warmup = None
+    if args.warmup:
+        # the first minutes on fresh brokers are slow for everything (README, "What dedicated MirrorMaker
+        # does besides the copy"): one round in the list's order whose rates count nowhere
+        log("warm-up round (not counted): %s" % ", ".join(configs))
+        rtmp = os.path.join(tmp, "warmup")
+        os.makedirs(rtmp)
+        warmup = run_round(configs, copy_threads, mirrormaker_heap, sources, rest, java, bin_, lab, a_bs, b_bs,
+                           model, args, rtmp)
     rounds = []
     for number in range(args.rounds):
         # each round starts the list at another config, so that no config is always first: the one run
-        # first after the ceilings has been the slowest of its run, whichever it was (README, "The order matters")
-        shift = number * len(configs) // args.rounds
+        # first after the ceilings has been the slowest of its run, whichever it was (README, "The order matters");
+        # spread over the list while there are fewer rounds than configs, each config in turn when more
+        if args.rounds <= len(configs):
+            shift = number * len(configs) // args.rounds
+        else:
+            shift = number % len(configs)
         order = list(configs[shift:]) + list(configs[:shift])
-        rtmp = tmp if args.rounds == 1 else os.path.join(tmp, "round-%d" % (number + 1))
+        rtmp = tmp if args.rounds == 1 and not warmup else os.path.join(tmp, "round-%d" % (number + 1))
         os.makedirs(rtmp, exist_ok=True)
         if args.rounds > 1:
             log("round %d of %d: %s" % (number + 1, args.rounds, ", ".join(order)))
@@ -881,6 +904,10 @@ def bench(args, configs, archive, model, tmp):
         for name, res in results.items():
             lines.append("  %-22s %s" % (name, "  ".join(
                 "%s (%s)" % (r["records_per_s"], r["place"] or "-") for r in res["rounds"])))
+    if warmup:
+        lines.append("mm2_throughput: the warm-up round's records/s (place in its round), counted nowhere:")
+        for name, res in warmup.items():
+            lines.append("  %-22s %s (%s)" % (name, res["records_per_s"], res.get("place_in_round") or "-"))
     print("\n".join(lines))
 
     doc = OrderedDict([
@@ -888,7 +915,8 @@ def bench(args, configs, archive, model, tmp):
         ("date", datetime.datetime.now().astimezone().isoformat(timespec="seconds")),
         ("kafka_version", kafka_version), ("archive", os.path.basename(archive)),
         ("records", args.records), ("record_size", args.record_size), ("partitions", args.partitions),
-        ("payload_mb", payload_mb), ("quick", args.quick), ("rounds", args.rounds), ("poll_ms", args.poll_ms),
+        ("payload_mb", payload_mb), ("quick", args.quick), ("rounds", args.rounds),
+        ("warmup", args.warmup), ("poll_ms", args.poll_ms),
         ("machine", OrderedDict([("cpus", os.cpu_count()), ("platform", platform.platform()),
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
@@ -897,6 +925,11 @@ def bench(args, configs, archive, model, tmp):
         ("ceiling_ratios", ceilings),
         ("lever_ratios", levers),
         ("results", results),
+        ("warmup_round", OrderedDict((name, OrderedDict([("place", res.get("place_in_round")),
+                                                         ("records_per_s", res["records_per_s"]),
+                                                         ("completed", res.get("completed", True)),
+                                                         ("cpu_ms_per_1000_records", cpu_per_record(res))]))
+                                     for name, res in warmup.items()) if warmup else None),
         ("elapsed_s", round(time.time() - t_begin, 1)),
     ])
     if not args.no_json:
@@ -908,8 +941,9 @@ def bench(args, configs, archive, model, tmp):
             json.dump(doc, fh, indent=2)
             fh.write("\n")
         print("results: %s" % os.path.relpath(path, REPO))
-    # a config that failed in any round fails the run, whichever round its median is
-    ok = all(r["completed"] for n in configs for r in results[n].get("rounds", [results[n]]))
+    # a config that failed in any round (the warm-up one too) fails the run, whichever round its median is
+    ok = all(r["completed"] for n in configs for r in results[n].get("rounds", [results[n]])) and all(
+        r.get("completed", True) for r in (warmup or {}).values())
     return 0 if ok else 2
 
 
@@ -973,7 +1007,7 @@ def lever_ratios(results):
         if not (name in results and base in results):
             continue
         rate, base_rate = results[name]["records_per_s"], results[base]["records_per_s"]
-        cpu, base_cpu = (((results[n].get("machine_cpu") or {}).get("cpu_ms_per_1000_records")) for n in (name, base))
+        cpu, base_cpu = (cpu_per_record(results[n]) for n in (name, base))
         out[name] = OrderedDict([("against", base), ("ratio", round(rate / base_rate, 3) if rate and base_rate else None),
                                  ("cpu_ms_per_1000_records", cpu), ("against_cpu_ms_per_1000_records", base_cpu)])
         lines.append("mm2_throughput: %s / %s = %s (CPU ms per 1000 records %s against %s)"
