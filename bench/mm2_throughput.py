@@ -677,7 +677,8 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
     with open(os.path.join(d, "mm2.properties"), "w") as fh:
         fh.write(text)
     log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
-    w = Watcher(java, b_bs, target_topic(model, clusters, flows, glob, options), args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"))
+    w = Watcher(java, b_bs, target_topic(model, clusters, flows, glob, options), args.records, args.poll_ms,
+                args.timeout, os.path.join(d, "watch.log"))
     time.sleep(2)
     # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
     # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
