@@ -631,6 +631,18 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     ])
 
 
+def flush(args):
+    """With --sync, the seconds the kernel took to write out the dirty pages the runs before left (the
+    copies write gigabytes into B): that writeback then no longer competes with the next timed run."""
+    if not args.sync:
+        return None
+    t0 = time.time()
+    os.sync()
+    seconds = round(time.time() - t0, 2)
+    log("sync before the next run: %.2fs" % seconds)
+    return seconds
+
+
 def run_round(order, copy_threads, mirrormaker_heap, sources, rest, java, bin_, lab, a_bs, b_bs, model, args, tmp):
     """One round: the ceilings into fresh topics on B, then each MirrorMaker config of ``order`` alone.
     Returns name -> result fields, rates not yet relative to anything, each with its place in the round."""
@@ -640,21 +652,28 @@ def run_round(order, copy_threads, mirrormaker_heap, sources, rest, java, bin_, 
         run(java + ["create", b_bs, topic, str(args.partitions)], 90)
     # the ceilings: client copies with one thread and with as many as MirrorMaker runs tasks,
     # and what one producer with the same tuning writes into B
-    out["client-copy"] = client_copy(java, a_bs, b_bs, COPY_TOPIC, 1, args, tmp)
-    out["client-copy-threads"] = client_copy(java, a_bs, b_bs, THREADS_COPY_TOPIC, copy_threads, args, tmp)
-    # the same with the producer settings Connect gives a task: what of the gap is the producer's
-    out["client-copy-threads-cp"] = client_copy(java, a_bs, b_bs, CONNECT_PRODUCER_COPY_TOPIC, copy_threads, args,
-                                                tmp, producer=CONNECT_PRODUCER)
-    out["producer-perf-test"] = perf_test(java, bin_, b_bs, args, tmp)
+    ceilings = [
+        ("client-copy", lambda: client_copy(java, a_bs, b_bs, COPY_TOPIC, 1, args, tmp)),
+        ("client-copy-threads", lambda: client_copy(java, a_bs, b_bs, THREADS_COPY_TOPIC, copy_threads, args, tmp)),
+        # the same with the producer settings Connect gives a task: what of the gap is the producer's
+        ("client-copy-threads-cp", lambda: client_copy(java, a_bs, b_bs, CONNECT_PRODUCER_COPY_TOPIC, copy_threads,
+                                                       args, tmp, producer=CONNECT_PRODUCER)),
+        ("producer-perf-test", lambda: perf_test(java, bin_, b_bs, args, tmp))]
+    for name, measure in ceilings:
+        sync_s = flush(args)
+        out[name] = measure()
+        out[name]["sync_before_s"] = sync_s
     for place, name in enumerate(order, 1):
         # everything but the source topics and the copies goes (MM2's and Connect's internal topics too)
         run(java + ["reset", a_bs, ",".join(sources)], 120)
         run(java + ["reset", b_bs, ",".join(CEILING_TOPICS)], 120)
+        sync_s = flush(args)
         if name in CONNECT_CONFIGS:
             res = run_connect(name, args, lab, java, a_bs, b_bs, tmp)
         else:
             res = run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, args, tmp)
         res["place_in_round"] = place
+        res["sync_before_s"] = sync_s
         out[name] = res
         clients = res["effective_clients"]
         log("%s: %s records/s, startup %ss%s, task producers %d, replication consumers %d"
@@ -719,6 +738,7 @@ def median_results(rounds):
             res["rounds"] = [OrderedDict([("round", i + 1), ("place", run_.get("place_in_round")),
                                           ("records_per_s", run_["records_per_s"]),
                                           ("completed", run_.get("completed", True)),
+                                          ("sync_before_s", run_.get("sync_before_s")),
                                           ("cpu_ms_per_1000_records", cpu_per_record(run_))])
                              for i, run_ in enumerate(runs)]
         results[name] = res
@@ -740,6 +760,9 @@ def main():
     ap.add_argument("--warmup", action="store_true",
                     help="one round of the ceilings and configs first whose rates count nowhere (printed and kept "
                          "in the JSON as warmup_round)")
+    ap.add_argument("--sync", action="store_true",
+                    help="write out dirty pages (sync) before each timed copy and config, its seconds recorded "
+                         "(sync_before_s)")
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
     ap.add_argument("--timeout", type=int, default=600, help="per copy/MM2 run, seconds (default 600)")
@@ -917,7 +940,7 @@ def bench(args, configs, archive, model, tmp):
         ("kafka_version", kafka_version), ("archive", os.path.basename(archive)),
         ("records", args.records), ("record_size", args.record_size), ("partitions", args.partitions),
         ("payload_mb", payload_mb), ("quick", args.quick), ("rounds", args.rounds),
-        ("warmup", args.warmup), ("poll_ms", args.poll_ms),
+        ("warmup", args.warmup), ("sync", args.sync), ("poll_ms", args.poll_ms),
         ("machine", OrderedDict([("cpus", os.cpu_count()), ("platform", platform.platform()),
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
