@@ -631,6 +631,20 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     ])
 
 
+def set_delete_delay(bin_, bootstrap, delay_ms, tmp):
+    """Set the cluster-wide default of how long a broker keeps a deleted log's files (a dynamic broker
+    config; 60 s by default): each round deletes the last round's ceiling topics, gigabytes on B."""
+    tool, key = os.path.join(bin_, "kafka-configs.sh"), "log.segment.delete.delay.ms"
+    logfile = os.path.join(tmp, "configs.log")
+    run([tool, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "brokers", "--entity-default",
+         "--add-config", "%s=%d" % (key, delay_ms)], 120, logfile=logfile)
+    shown = run([tool, "--bootstrap-server", bootstrap, "--describe", "--entity-type", "brokers", "--entity-default"],
+                120, logfile=logfile)
+    if "%s=%d" % (key, delay_ms) not in shown:
+        raise RuntimeError("%s: %s=%d not in the brokers' default config: %s" % (bootstrap, key, delay_ms, shown))
+    log("%s: %s=%d" % (bootstrap, key, delay_ms))
+
+
 def flush(args):
     """With --sync, the seconds the kernel took to write out the dirty pages the runs before left (the
     copies write gigabytes into B): that writeback then no longer competes with the next timed run."""
@@ -763,6 +777,9 @@ def main():
     ap.add_argument("--sync", action="store_true",
                     help="write out dirty pages (sync) before each timed copy and config, its seconds recorded "
                          "(sync_before_s)")
+    ap.add_argument("--delete-delay-ms", type=int, default=None,
+                    help="the brokers' log.segment.delete.delay.ms (default: Kafka's, 60000): how long a deleted "
+                         "topic's files stay before the broker removes them")
     ap.add_argument("--quick", action="store_true", help="20000 records (unless --records is given)")
     ap.add_argument("--poll-ms", type=int, default=100, help="end-offset poll interval on B (default 100)")
     ap.add_argument("--timeout", type=int, default=600, help="per copy/MM2 run, seconds (default 600)")
@@ -835,6 +852,9 @@ def bench(args, configs, archive, model, tmp):
     finally:
         PROCS.extend(b["proc"] for b in lab.brokers.values())
     a_bs, b_bs = lab.bootstrap("A"), lab.bootstrap("B")
+    if args.delete_delay_ms is not None:
+        for bs in (a_bs, b_bs):
+            set_delete_delay(bin_, bs, args.delete_delay_ms, tmp)
 
     # ---- fill (not timed): bench, and the Connect configs' own source topics
     sources = [TOPIC] + [CONNECT_CONFIGS[n][1] for n in configs if n in CONNECT_CONFIGS]
@@ -940,7 +960,7 @@ def bench(args, configs, archive, model, tmp):
         ("kafka_version", kafka_version), ("archive", os.path.basename(archive)),
         ("records", args.records), ("record_size", args.record_size), ("partitions", args.partitions),
         ("payload_mb", payload_mb), ("quick", args.quick), ("rounds", args.rounds),
-        ("warmup", args.warmup), ("sync", args.sync), ("poll_ms", args.poll_ms),
+        ("warmup", args.warmup), ("sync", args.sync), ("delete_delay_ms", args.delete_delay_ms), ("poll_ms", args.poll_ms),
         ("machine", OrderedDict([("cpus", os.cpu_count()), ("platform", platform.platform()),
                                  ("java", subprocess.run(["java", "-version"], capture_output=True, text=True,
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
