@@ -339,16 +339,24 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
     return clusters, flows, glob, options
 
 
-def target_topic(model, clusters, flows, glob, options):
+def target_topic(plan):
     """The name the flow A->B writes A's bench to on B, as the collection's flow model derives it."""
-    flow = next(f for f in model.effective_flows(clusters, flows, glob, options)
-                if (f["source"], f["target"]) == ("A", "B"))
+    flow = next(f for f in plan.effective_flows() if (f["source"], f["target"]) == ("A", "B"))
     return flow["remote_topic_prefix"] + TOPIC
 
 
 def cpu_per_record(res):
     """A run's machine CPU ms per 1000 records, None where it was not measured."""
     return (res.get("machine_cpu") or {}).get("cpu_ms_per_1000_records")
+
+
+def round_entry(res):
+    """What a config's run in one round keeps beside the median: its place, rate, completion, sync
+    time and CPU per record (the counted rounds and the warm-up round alike)."""
+    return OrderedDict([("place", res.get("place_in_round")), ("records_per_s", res["records_per_s"]),
+                        ("completed", res.get("completed", True)),
+                        ("sync_before_s", res.get("sync_before_s")),
+                        ("cpu_ms_per_1000_records", cpu_per_record(res))])
 
 
 def connect_inputs(name, a_bs, b_bs):
@@ -705,12 +713,13 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
     d = os.path.join(tmp, "mm2-" + name)
     os.makedirs(d)
     clusters, flows, glob, options = mm2_inputs(name, a_bs, b_bs, args.partitions, rest)
-    props = model.build_properties(clusters, flows, glob, options)
+    plan = model.load(clusters, flows, glob, options)
+    props = plan.properties()
     text = format_properties(props) + "\n"
     with open(os.path.join(d, "mm2.properties"), "w") as fh:
         fh.write(text)
     log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
-    w = Watcher(java, b_bs, target_topic(model, clusters, flows, glob, options), args.records, args.poll_ms,
+    w = Watcher(java, b_bs, target_topic(plan), args.records, args.poll_ms,
                 args.timeout, os.path.join(d, "watch.log"))
     time.sleep(2)
     # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
@@ -749,12 +758,7 @@ def median_results(rounds):
         ranked = sorted(range(len(runs)), key=lambda i: runs[i]["records_per_s"] or 0)
         res = OrderedDict(runs[ranked[(len(runs) - 1) // 2]])
         if len(runs) > 1:
-            res["rounds"] = [OrderedDict([("round", i + 1), ("place", run_.get("place_in_round")),
-                                          ("records_per_s", run_["records_per_s"]),
-                                          ("completed", run_.get("completed", True)),
-                                          ("sync_before_s", run_.get("sync_before_s")),
-                                          ("cpu_ms_per_1000_records", cpu_per_record(run_))])
-                             for i, run_ in enumerate(runs)]
+            res["rounds"] = [OrderedDict([("round", i + 1)], **round_entry(run_)) for i, run_ in enumerate(runs)]
         results[name] = res
     return results
 
@@ -969,11 +973,7 @@ def bench(args, configs, archive, model, tmp):
         ("ceiling_ratios", ceilings),
         ("lever_ratios", levers),
         ("results", results),
-        ("warmup_round", OrderedDict((name, OrderedDict([("place", res.get("place_in_round")),
-                                                         ("records_per_s", res["records_per_s"]),
-                                                         ("completed", res.get("completed", True)),
-                                                         ("cpu_ms_per_1000_records", cpu_per_record(res))]))
-                                     for name, res in warmup.items()) if warmup else None),
+        ("warmup_round", OrderedDict((name, round_entry(res)) for name, res in warmup.items()) if warmup else None),
         ("elapsed_s", round(time.time() - t_begin, 1)),
     ])
     if not args.no_json:
