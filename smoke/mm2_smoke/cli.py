@@ -14,7 +14,7 @@ from . import EXIT_ERROR, __version__
 from . import config as cfgmod
 from . import report
 from .common import Progress, SparkStarter
-from .spark import spark_session
+from .spark import DRIVER_JIT, driver_jit_of, spark_session
 
 
 def parse_args(argv=None):
@@ -32,8 +32,13 @@ def parse_args(argv=None):
     ap.add_argument("--lag", metavar="FILE",
                     help="MirrorMaker 2's replication lag as the mm2_lag_info module read it before the job "
                          "(JSON: lag, flows, measured_at, sources, error), shown in the report as it is")
+    ap.add_argument("--driver-jit", choices=("c1", "full"), default=None,
+                    help="the JIT of the driver JVM this process starts (not spark-submit's): c1 stops at the "
+                         "quick compiler (default c1 in smoke mode, full in reconcile mode)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
+    if args.driver_jit is None:
+        args.driver_jit = DRIVER_JIT[args.mode]
     if not args.config:
         ap.error("--config is required")
     return args
@@ -48,7 +53,8 @@ def start_spark(args, jars_dir, krb5_conf, timing):
     """The session; in smoke mode also warmed up for the marker compare while the markers replicate.
     ``timing`` gets the seconds each took (the report's spark section)."""
     started = time.time()
-    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=krb5_conf)
+    session = spark_session(args.master, jars_dir, app="mm2-smoke-" + args.mode, krb5_conf=krb5_conf,
+                            driver_jit=args.driver_jit)
     timing["session_s"] = round(time.time() - started, 2)
     if args.mode == "smoke":
         from .markers import warm_up
@@ -86,7 +92,7 @@ def run(args, progress=None):
         session = spark.started()
         if session is not None:
             meta["spark"] = dict(spark_timing, version=session.version, master=session.sparkContext.master,
-                                 jars_dir=jars_dir)
+                                 jars_dir=jars_dir, driver_jit=driver_jit_of(session))
         checks, latencies = out["checks"], out.get("latencies_ms", {})
         meta["errors"].extend(out.get("errors", []))
         for key in ("discovery", "unmapped_properties", "kerberos"):

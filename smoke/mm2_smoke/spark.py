@@ -20,9 +20,17 @@ def submitted():
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def spark_session(master, jars_dir, app="mm2-smoke-reconcile", krb5_conf=None):
+# A smoke job's driver JVM lives for seconds and reads a few hundred markers: C2, the optimising
+# JIT, spends CPU it never earns back on the 2 cores the brokers and MirrorMaker share.
+# Reconcile reads whole topics and its record hash wants C2 (bench/README.md, smoke_reconcile).
+DRIVER_JIT = {"smoke": "c1", "reconcile": "full"}
+C1_ONLY = "-XX:TieredStopAtLevel=1"
+
+
+def spark_session(master, jars_dir, app="mm2-smoke-reconcile", krb5_conf=None, driver_jit="full"):
     """The job's session; ``master`` None means spark-submit's --master, else LOCAL_MASTER.
-    ``krb5_conf``: the Kerberos configuration of the JVMs' Kafka clients (see use_krb5_conf)."""
+    ``krb5_conf``: the Kerberos configuration of the JVMs' Kafka clients (see use_krb5_conf).
+    ``driver_jit``: "c1" or "full" (see java_options)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:
@@ -38,7 +46,7 @@ def spark_session(master, jars_dir, app="mm2-smoke-reconcile", krb5_conf=None):
         builder = builder.master(master)
     if not submitted():
         builder = builder.config("spark.driver.memory", os.environ.get("MM2_SMOKE_DRIVER_MEMORY", "1g"))
-    for key, value in krb5_java_options(krb5_conf).items():
+    for key, value in java_options(krb5_conf, driver_jit).items():
         builder = builder.config(key, value)
     builder = (builder.config("spark.jars", ",".join(with_submitted_jars(jars)))
                .config("spark.ui.enabled", "false")
@@ -75,6 +83,26 @@ def krb5_java_options(krb5_conf):
         before = [o for o in given.get(key, "").split() if not o.startswith("-D%s=" % KRB5_CONF_PROPERTY)]
         out[key] = " ".join(before + [option])
     return out
+
+
+def java_options(krb5_conf, driver_jit):
+    """The JVMs' extraJavaOptions: krb5_java_options, and for ``driver_jit`` "c1" the driver's JIT
+    stopped at C1. Only where this process starts the driver's JVM: spark-submit's runs already."""
+    if driver_jit not in ("c1", "full"):
+        raise ValueError("driver_jit: expected c1 or full, got %r" % (driver_jit,))
+    out = krb5_java_options(krb5_conf)
+    if driver_jit == "c1" and not submitted():
+        key = "spark.driver.extraJavaOptions"
+        out[key] = " ".join(o for o in (out.get(key), C1_ONLY) if o)
+    return out
+
+
+def driver_jit_of(spark):
+    """The driver JVM's JIT as it runs, read from its arguments: "c1" or "full" (a JVM that was
+    started before, spark-submit's or an earlier session's, keeps its own)."""
+    jvm = spark.sparkContext._jvm  # pylint: disable=protected-access # py4j's view of the driver JVM
+    arguments = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    return "c1" if arguments.contains(C1_ONLY) else "full"
 
 
 def use_krb5_conf(spark, krb5_conf):

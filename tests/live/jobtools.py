@@ -56,9 +56,10 @@ def make_config(lab, tmp_path, flows, checks=None, run_id=None, name="config.jso
 
 
 def run_job(config_path, tmp_path, mode="smoke", master="local[2]"):
-    """Run the job in-process (shares one Spark session across tests); returns the report."""
+    """Run the job in-process (shares one Spark session across tests); returns the report. The
+    session's JVM is made once, by the first test, so its JIT is the same in both modes: full."""
     from mm2_smoke import cli
-    args = cli.parse_args(["--config", config_path, "--mode", mode, "--master", master,
+    args = cli.parse_args(["--config", config_path, "--mode", mode, "--master", master, "--driver-jit", "full",
                            "--jars-dir", JARS_DIR, "--report-dir", str(tmp_path / "report"), "--quiet"])
     doc = cli.run(args)
     sys.stderr.write(_summary(doc) + "\n")

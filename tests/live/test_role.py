@@ -92,6 +92,8 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
     assert doc["verdict"] == "pass" and doc["exit_code"] == 0
     assert {c["flow"] for c in doc["checks"]} == {"A->B", "B->A"}
     assert doc["spark"]["master"] == "local[2]"  # smoke mode ran on Spark
+    # the driver JVM the job started, as it ran: smoke mode's JIT stops at C1
+    assert doc["spark"]["driver_jit"] == "c1"
     for kind in ("png", "html", "xml"):
         assert report.with_suffix("." + kind).stat().st_size > 100
     # the lag the role read with mm2_lag_info before the job, from each flow's herder offsets topic
@@ -112,6 +114,7 @@ def test_smoke_then_reconcile_pass_and_reports_reach_the_controller(running_mm2,
     (report,) = reports(tmp_path, "reconcile")
     doc = json.loads(report.read_text())
     assert doc["verdict"] == "pass", doc["checks"]
+    assert doc["spark"]["driver_jit"] == "full"
     jars = tmp_path / "install" / "jars"
     assert sorted(os.listdir(jars)) == sorted(os.listdir(JARS_DIR) + [".kafkaops-manifest"])
 

@@ -93,6 +93,8 @@ def test_smoke_mode_runs_on_the_standalone_cluster(smoke_run, spark_cluster):
     assert {c["flow"] for c in doc["checks"]} == {"A->B", "B->A"}
     # the job left the master to spark-submit: its --master, not the job's local default
     assert doc["spark"]["master"] == spark_cluster.url
+    # and the driver's JVM: spark-submit started it, without smoke mode's C1-only option
+    assert doc["spark"]["driver_jit"] == "full"
     ran_on(spark_cluster, "mm2-smoke-smoke", known)
 
 

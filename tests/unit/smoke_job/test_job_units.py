@@ -231,6 +231,45 @@ def test_krb5_conf_config_and_java_options(tmp_path, monkeypatch):
         "spark.executor.extraJavaOptions": "-Djava.security.krb5.conf=/etc/krb5.conf"}
 
 
+KRB5_OPTION = "-Djava.security.krb5.conf=/etc/krb5.conf"
+
+
+@pytest.mark.parametrize("krb5_conf, driver_jit, submitted, driver, executor", [
+    (None, "full", False, None, None),
+    (None, "c1", False, "-XX:TieredStopAtLevel=1", None),
+    ("/etc/krb5.conf", "full", False, KRB5_OPTION, KRB5_OPTION),
+    ("/etc/krb5.conf", "c1", False, KRB5_OPTION + " -XX:TieredStopAtLevel=1", KRB5_OPTION),
+    # spark-submit's driver JVM runs already: its JIT is its own
+    (None, "c1", True, None, None),
+])
+def test_the_driver_jit_is_a_java_option_of_the_jvm_this_process_starts(monkeypatch, krb5_conf, driver_jit,
+                                                                        submitted, driver, executor):
+    from mm2_smoke import spark
+    monkeypatch.setattr(spark, "submitted", lambda: submitted)
+    monkeypatch.setattr(spark, "krb5_java_options", lambda conf: {
+        "spark.driver.extraJavaOptions": KRB5_OPTION, "spark.executor.extraJavaOptions": KRB5_OPTION} if conf else {})
+    options = spark.java_options(krb5_conf, driver_jit)
+    assert options.get("spark.driver.extraJavaOptions") == driver
+    assert options.get("spark.executor.extraJavaOptions") == executor
+
+
+def test_an_unknown_driver_jit_is_refused():
+    from mm2_smoke import spark
+    with pytest.raises(ValueError, match="driver_jit: expected c1 or full, got 'c2'"):
+        spark.java_options(None, "c2")
+
+
+@pytest.mark.parametrize("argv, driver_jit", [
+    ([], "c1"),
+    (["--mode", "reconcile"], "full"),
+    (["--driver-jit", "full"], "full"),
+    (["--mode", "reconcile", "--driver-jit", "c1"], "c1"),
+])
+def test_the_driver_jit_defaults_by_mode(argv, driver_jit):
+    from mm2_smoke import cli
+    assert cli.parse_args(["--config", "c.json"] + argv).driver_jit == driver_jit
+
+
 def test_first_diff_and_verdict():
     assert first_diff(b"abc", b"abc") is None and first_diff(b"abc", b"abd") == 2
     assert first_diff(b"ab", b"abc") == 2
