@@ -255,7 +255,8 @@ def main():
                              "default, forks=N, mitogen, tree=REV (default: default)")
     parser.add_argument("--quick", action="store_true", help="one host count (1) and one warm run: the CI form")
     parser.add_argument("--settle", type=float, default=30, help="seconds to wait after the cold run (default 30)")
-    parser.add_argument("--keep", action="store_true", help="leave the last lab running")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave the last lab running, and the work directory with its SSH configuration")
     parser.add_argument("--no-json", action="store_true", help="do not write bench/results/converge-<date>.json")
     args = parser.parse_args()
     if args.quick:
@@ -296,6 +297,11 @@ def main():
                                    "ansible_config_changed": config_dump.replace(str(REPO), ".").splitlines(),
                                    "rows": rows}, indent=2) + "\n")
         print("wrote %s" % out.relative_to(REPO))
+    # a failed run never gets here: its work directory, the ansible log above all, stays for a look
+    if args.keep:
+        print("kept: the last lab and its SSH configuration in %s" % workdir)
+    else:
+        shutil.rmtree(workdir)
 
 
 if __name__ == "__main__":
