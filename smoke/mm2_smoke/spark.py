@@ -21,7 +21,7 @@ def submitted():
 
 
 # A smoke job's driver JVM lives for seconds and reads a few hundred markers: C2, the optimising
-# JIT, spends CPU it never earns back on the 2 cores the brokers and MirrorMaker share.
+# JIT, spends CPU it never earns back, on cores the host's brokers and MirrorMaker want too.
 # Reconcile reads whole topics and its record hash wants C2 (bench/README.md, smoke_reconcile).
 DRIVER_JIT = {"smoke": "c1", "reconcile": "full"}
 C1_ONLY = "-XX:TieredStopAtLevel=1"
