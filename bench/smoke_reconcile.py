@@ -44,11 +44,9 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests", "live"))
 sys.path.insert(0, os.path.join(REPO, "smoke"))
 import harness  # noqa: E402
-from mm2_smoke.spark import DRIVER_JIT  # noqa: E402 pylint: disable=wrong-import-position
+from mm2_smoke.spark import DRIVER_JIT, DRIVER_JITS  # noqa: E402 pylint: disable=wrong-import-position
 
 TOPIC = "bench"
-# the smoke job's driver JIT, each round in turn first
-SMOKE_JITS = ("full", "c1")
 log = harness.log
 
 
@@ -280,9 +278,10 @@ def bench(args, lab):
     smoke_cfg = job_config(lab, os.path.join(tmp, "smoke.json"), flows, {
         "topics": ["mm2-smoke"], "records": 100, "refresh_interval_s": 5,
         "timeouts": {"markers": 120, "offsets": 120, "configs": 120, "new_topic": 60, "heartbeats": 60}})
-    smoke_runs = {jit: [] for jit in SMOKE_JITS}
+    smoke_runs = {jit: [] for jit in DRIVER_JITS}
     for number in range(args.smoke_rounds):
-        order = SMOKE_JITS if number % 2 == 0 else SMOKE_JITS[::-1]
+        # The full JIT goes first in odd-numbered rounds: a machine that grows quieter favours neither
+        order = DRIVER_JITS[::-1] if number % 2 == 0 else DRIVER_JITS
         for place, jit in enumerate(order, 1):
             run_doc, wall = smoke_subprocess(smoke_cfg, tmp, args.master, jit)
             entry = smoke_entry(run_doc, wall, number + 1, place)
@@ -290,18 +289,16 @@ def bench(args, lab):
                 raise RuntimeError("smoke job asked for driver JIT %s ran with %s" % (jit, entry["spark"]))
             log("smoke round %d, driver JIT %s: verdict %s, %.2fs after replication"
                 % (number + 1, jit, entry["verdict"], entry["verdict_minus_replication_delay_s"]))
-            smoke_runs[jit].append((entry, run_doc))
+            smoke_runs[jit].append(entry)
     lab.stop_mm2()
-    default_jit = DRIVER_JIT["smoke"]
-    smoke, sdoc = median_smoke(smoke_runs[default_jit])
-    smoke_wall = smoke["process_wall_s"]
-    by_jit = {jit: {"median_verdict_minus_replication_delay_s": median_smoke(runs)[0]["verdict_minus_replication_delay_s"],
-                    "runs": [entry for entry, _doc in runs]} for jit, runs in smoke_runs.items()}
+    medians = {jit: median_smoke(runs) for jit, runs in smoke_runs.items()}
+    smoke = medians[DRIVER_JIT["smoke"]]
+    lat = smoke["latency_ms"]
+    by_check = smoke["check_seconds"]
+    by_jit = {jit: {"median_verdict_minus_replication_delay_s": medians[jit]["verdict_minus_replication_delay_s"],
+                    "runs": runs} for jit, runs in smoke_runs.items()}
     jit_ratio = (by_jit["c1"]["median_verdict_minus_replication_delay_s"]
                  / by_jit["full"]["median_verdict_minus_replication_delay_s"])
-    markers = [c for c in sdoc["checks"] if c["check"] == "markers"][0]
-    lat = sdoc["latency_ms"]
-    by_check = smoke["check_seconds"]
 
     ratio = rec_s / raw_s
     ratio_warm = rec2_s / raw_s
@@ -323,15 +320,15 @@ def bench(args, lab):
              % (where["kafka_source_count_s"], where["kafka_source_and_hash_s"], rec2_s),
              "  smoke verdict %s in %.1fs (process wall %.1fs, Spark JVM start included); replication delay present:"
              " marker latency p50 %s ms, max %s ms" % (
-                 sdoc["verdict"], sdoc["duration_s"], smoke_wall, lat["p50"], lat["max"]),
+                 smoke["verdict"], smoke["duration_s"], smoke["process_wall_s"], lat["p50"], lat["max"]),
              "  smoke verdict time minus replication delay (max)   : %7.2fs  (markers check %.1fs, new topic "
              "%.1fs with refresh.topics.interval 5s, configs %.1fs)" % (
-                 sdoc["duration_s"] - lat["max"] / 1000.0, markers["duration_s"], by_check.get("new_topics", 0),
+                 smoke["verdict_minus_replication_delay_s"], by_check["markers"], by_check.get("new_topics", 0),
                  by_check.get("configs", 0)),
              "  markers check after the markers arrived: waited %ss for the Spark session, compares took %s s; "
              "the session took %ss to start and %ss to warm up" % (
-                 markers["details"].get("spark_wait_s"), markers["details"].get("compare_s"),
-                 (sdoc.get("spark") or {}).get("session_s"), (sdoc.get("spark") or {}).get("warm_up_s")),
+                 smoke["markers_spark_wait_s"], smoke["markers_compare_s"],
+                 (smoke["spark"] or {}).get("session_s"), (smoke["spark"] or {}).get("warm_up_s")),
              "  smoke verdict minus replication delay by the driver's JIT, median of %d: c1 %.2fs, full %.2fs = "
              "%.2fx (each run: %s)" % (
                  args.smoke_rounds, by_jit["c1"]["median_verdict_minus_replication_delay_s"],
@@ -385,8 +382,8 @@ def smoke_entry(sdoc, wall, number, place):
 
 
 def median_smoke(runs):
-    """The (entry, report) of the median run by verdict minus replication delay (the lower middle one)."""
-    ranked = sorted(runs, key=lambda run_: run_[0]["verdict_minus_replication_delay_s"])
+    """The entry of the median run by verdict minus replication delay (the lower middle one)."""
+    ranked = sorted(runs, key=lambda run_: run_["verdict_minus_replication_delay_s"])
     return ranked[(len(ranked) - 1) // 2]
 
 

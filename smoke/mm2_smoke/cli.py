@@ -14,7 +14,7 @@ from . import EXIT_ERROR, __version__
 from . import config as cfgmod
 from . import report
 from .common import Progress, SparkStarter
-from .spark import DRIVER_JIT, driver_jit_of, spark_session
+from .spark import DRIVER_JIT, DRIVER_JITS, driver_jit_of, spark_session
 
 
 def parse_args(argv=None):
@@ -32,7 +32,7 @@ def parse_args(argv=None):
     ap.add_argument("--lag", metavar="FILE",
                     help="MirrorMaker 2's replication lag as the mm2_lag_info module read it before the job "
                          "(JSON: lag, flows, measured_at, sources, error), shown in the report as it is")
-    ap.add_argument("--driver-jit", choices=("c1", "full"), default=None,
+    ap.add_argument("--driver-jit", choices=DRIVER_JITS, default=None,
                     help="the JIT of the driver JVM this process starts (not spark-submit's): c1 stops at the "
                          "quick compiler (default c1 in smoke mode, full in reconcile mode)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -23,6 +23,7 @@ def submitted():
 # A smoke job's driver JVM lives for seconds and reads a few hundred markers: C2, the optimising
 # JIT, spends CPU it never earns back, on cores the host's brokers and MirrorMaker want too.
 # Reconcile reads whole topics and its record hash wants C2 (bench/README.md, smoke_reconcile).
+DRIVER_JITS = ("c1", "full")
 DRIVER_JIT = {"smoke": "c1", "reconcile": "full"}
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 
@@ -88,8 +89,8 @@ def krb5_java_options(krb5_conf):
 def java_options(krb5_conf, driver_jit):
     """The JVMs' extraJavaOptions: krb5_java_options, and for ``driver_jit`` "c1" the driver's JIT
     stopped at C1. Only where this process starts the driver's JVM: spark-submit's runs already."""
-    if driver_jit not in ("c1", "full"):
-        raise ValueError("driver_jit: expected c1 or full, got %r" % (driver_jit,))
+    if driver_jit not in DRIVER_JITS:
+        raise ValueError("driver_jit: expected %s, got %r" % (" or ".join(DRIVER_JITS), driver_jit))
     out = krb5_java_options(krb5_conf)
     if driver_jit == "c1" and not submitted():
         key = "spark.driver.extraJavaOptions"
@@ -97,11 +98,15 @@ def java_options(krb5_conf, driver_jit):
     return out
 
 
+def driver_jvm(spark):
+    """py4j's view of the driver JVM (pyspark keeps it private; no public handle exists)."""
+    return spark.sparkContext._jvm  # pylint: disable=protected-access
+
+
 def driver_jit_of(spark):
     """The driver JVM's JIT as it runs, read from its arguments: "c1" or "full" (a JVM that was
     started before, spark-submit's or an earlier session's, keeps its own)."""
-    jvm = spark.sparkContext._jvm  # pylint: disable=protected-access # py4j's view of the driver JVM
-    arguments = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    arguments = driver_jvm(spark).java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
     return "c1" if arguments.contains(C1_ONLY) else "full"
 
 
@@ -111,7 +116,7 @@ def use_krb5_conf(spark, krb5_conf):
     before Spark's Kafka source first logs in; Java caches the file it read, so a different one read
     earlier is dropped (sun.security.krb5.Config.refresh, which Spark's --add-opens lets us call).
     Executors take -Djava.security.krb5.conf from spark.executor.extraJavaOptions instead."""
-    jvm = spark.sparkContext._jvm  # pylint: disable=protected-access # py4j's view of the driver JVM
+    jvm = driver_jvm(spark)
     system = jvm.java.lang.System
     if system.getProperty(KRB5_CONF_PROPERTY) == krb5_conf:
         return
