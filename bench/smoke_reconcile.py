@@ -44,7 +44,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests", "live"))
 sys.path.insert(0, os.path.join(REPO, "smoke"))
 import harness  # noqa: E402
-from mm2_smoke.spark import DRIVER_JIT, DRIVER_JITS  # noqa: E402 pylint: disable=wrong-import-position
+from mm2_smoke.spark import DRIVER_JIT, DRIVER_JITS, driver_jvm  # noqa: E402 pylint: disable=wrong-import-position
 
 TOPIC = "bench"
 log = harness.log
@@ -110,9 +110,8 @@ def driver_heap():
     JVM since the last call, which resets the peaks: local mode runs the executors' tasks in it too,
     so this is all the heap reconcile used. G1 fills the heap before it collects, so the peak says
     little; what survives a collection is what the job holds."""
-    from pyspark import SparkContext
-    jvm = SparkContext.getOrCreate()._jvm  # pylint: disable=protected-access
-    mgmt = jvm.java.lang.management.ManagementFactory
+    from pyspark.sql import SparkSession
+    mgmt = driver_jvm(SparkSession.builder.getOrCreate()).java.lang.management.ManagementFactory
     peak = old = 0
     for pool in mgmt.getMemoryPoolMXBeans():
         if str(pool.getType().name()) == "HEAP":

@@ -151,7 +151,7 @@ def warm_up(spark):
     up the report of a cluster that does not answer by Spark's retries (3 x 60 s), and reading the
     target's heartbeats first saved no time (bench/smoke_reconcile). Returns ``spark``."""
     # spark.jars are on Spark's class loader, not the JVM's: its own lookup finds them
-    spark.sparkContext._jvm.org.apache.spark.util.Utils.classForName(  # pylint: disable=protected-access
+    sparkmod.driver_jvm(spark).org.apache.spark.util.Utils.classForName(
         "org.apache.spark.sql.kafka010.KafkaSourceProvider", True, False)
     headers = [(RUN_HEADER, b"r"), (SEQ_HEADER, b"0")]
     s = local_frame(spark, [(seq, 0, seq, b"k", b"v", headers, seq) for seq in range(2)], SENT_COLUMNS)
