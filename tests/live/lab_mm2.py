@@ -31,9 +31,11 @@ FAST_INTERVALS = {
 class Mm2Mixin(object):
     """Lab's dedicated-mode MirrorMaker 2 (one process at a time) and the smoke job's config for it."""
 
-    def mm2_inputs(self, flows, extra_globals=None, policy=None, users=None):
+    def mm2_inputs(self, flows, extra_globals=None, policy=None, users=None, worker=None):
         """Role-variable shapes (clusters, flows, globals, options) for the running brokers; on a
-        secured cluster MM2 logs in as ``users[<cluster>]`` (its Java client settings)."""
+        secured cluster MM2 logs in as ``users[<cluster>]`` (its Java client settings). ``worker``:
+        Connect worker settings, which the model renders per target cluster as the role does
+        (mirrormaker_worker_properties: a dedicated herder ignores most top-level worker keys)."""
         clusters = [{"alias": n, "bootstrap_servers": [b["bootstrap"]], "broker_count": 1,
                      "properties": dict({"plugin.discovery": "service_load"},
                                         **(self.java_client_properties(n, (users or {}).get(n))
@@ -48,7 +50,7 @@ class Mm2Mixin(object):
         if policy:
             glob["replication.policy.class"] = policy
         glob.update(extra_globals or {})
-        return clusters, flows, glob, {"exactly_once": False, "internal_rest": True}
+        return clusters, flows, glob, {"exactly_once": False, "internal_rest": True, "worker_defaults": worker or {}}
 
     def job_config(self, flows, checks):
         """The smoke job's configuration (smoke/README.md) for ``flows`` (role variable shape)."""
@@ -59,12 +61,12 @@ class Mm2Mixin(object):
                 "flows": load_model().effective_flows(clusters, flows, glob, options),
                 "checks": checks}
 
-    def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120, users=None):
-        """Start dedicated MM2 for ``flows`` (role variable shape), as ``users`` on secured clusters;
-        wait until ``wait_for`` (a (cluster, topic) pair) exists, if given.  Returns the rendered
-        properties."""
+    def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120, users=None, worker=None):
+        """Start dedicated MM2 for ``flows`` (role variable shape), as ``users`` on secured clusters,
+        with the Connect ``worker`` settings; wait until ``wait_for`` (a (cluster, topic) pair)
+        exists, if given.  Returns the rendered properties."""
         model = load_model()
-        clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals, users=users)
+        clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals, users=users, worker=worker)
         return self.start_mm2_properties(model.build_properties(clusters, flows, glob, options), wait_for, timeout)
 
     def start_mm2_properties(self, props, wait_for=None, timeout=120, script="connect-mirror-maker.sh"):

@@ -186,16 +186,18 @@ def test_crash_replay_counts_duplicates_not_losses(mm2, tmp_path):
     """kill -9 of MM2 mid-stream: after the restart it replays what it had not committed. Reconcile
     finds 0 missing and N duplicated; at-least-once reports them, duplicates=fail fails on them."""
     topic = "mm2-smoke-crash"
-    mm2.stop_mm2()
     # Offsets are never flushed before the crash, so everything replicated so far is replayed. But
-    # Connect commits a task's offsets whenever it stops the task, which it does on every change of
-    # the connector's configuration. So the session's flows, whose connector configurations are
-    # already stored (a worker setting differs, not a connector's), and the fill only once the
-    # leader found them up to date: then only the new topic's discovery restarts the tasks, and
-    # that is before they hold any of its partitions.
-    mm2.start_mm2(MM2_FLOWS_BOTH, extra_globals={"offset.flush.interval.ms": 600000})
-    harness.wait_for_log(os.path.join(mm2.mm2_dir, "stdout.log"),
-                         "for A->B and configuration for MirrorSourceConnector is already up to date", 120, mm2.mm2)
+    # Connect also commits a task's offsets whenever it stops the task, which it does when its
+    # connector's configuration changes, and the flush interval changes every connector's (MM2
+    # copies the target cluster's keys into them). So a first start stores the configurations, and
+    # the second fills only once the leader found them up to date: then only the new topic's
+    # discovery restarts the tasks, and that is before they hold any of its partitions.
+    worker = {"offset.flush.interval.ms": 600000}
+    up_to_date = "for A->B and configuration for MirrorSourceConnector is already up to date"
+    for stored in ("MirrorSourceConnector connector configured for A->B|" + up_to_date, up_to_date):
+        mm2.stop_mm2()
+        mm2.start_mm2(MM2_FLOWS_BOTH, worker=worker)
+        harness.wait_for_log(os.path.join(mm2.mm2_dir, "stdout.log"), stored, 120, mm2.mm2)
     try:
         _fill(mm2.bootstrap("A"), topic, 300)
         _wait_mirrored(mm2, topic, 300)
