@@ -1,10 +1,11 @@
 """Dedicated-mode MirrorMaker 2 started from mm2.properties the collection's flow model renders."""
 
 import os
+import re
 import signal
 import time
 
-from lab_process import format_properties, free_ports, load_model, log, start_process, stop_process
+from lab_process import format_properties, free_ports, load_model, log, start_process, stop_process, wait_for_log
 
 
 # single-broker clusters need replication factor 1 everywhere
@@ -26,6 +27,19 @@ FAST_INTERVALS = {
     "sync.group.offsets.interval.seconds": 2,
     "emit.heartbeats.interval.seconds": 1,
 }
+
+
+# What MirrorHerder logs when its node leads a flow's herder and has written, or found unchanged, the
+# flow's MirrorSourceConnector configuration: only then does the connector run with this process's
+# settings (a changed configuration restarts its tasks, which commits their offsets).
+SOURCE_CONFIGURED = "MirrorSourceConnector connector configured for %s->%s[.]"
+SOURCE_UP_TO_DATE = "for %s->%s and configuration for MirrorSourceConnector is already up to date"
+
+
+def enabled_flows(props):
+    """(source, target) of every flow mm2.properties ``props`` enables."""
+    flows = ((re.fullmatch(r"([\w-]+)->([\w-]+)[.]enabled", key), value) for key, value in props.items())
+    return sorted(match.groups() for match, value in flows if match and str(value).lower() == "true")
 
 
 class Mm2Mixin(object):
@@ -63,8 +77,9 @@ class Mm2Mixin(object):
 
     def start_mm2(self, flows, extra_globals=None, wait_for=None, timeout=120, users=None, worker=None):
         """Start dedicated MM2 for ``flows`` (role variable shape), as ``users`` on secured clusters,
-        with the Connect ``worker`` settings; wait until ``wait_for`` (a (cluster, topic) pair)
-        exists, if given.  Returns the rendered properties."""
+        with the Connect ``worker`` settings; wait until its leader has configured every flow's
+        source connector, then until ``wait_for`` (a (cluster, topic) pair) exists, if given.
+        Returns the rendered properties."""
         model = load_model()
         clusters, flows, glob, options = self.mm2_inputs(flows, extra_globals, users=users, worker=worker)
         return self.start_mm2_properties(model.build_properties(clusters, flows, glob, options), wait_for, timeout)
@@ -83,12 +98,22 @@ class Mm2Mixin(object):
             fh.write(format_properties(props) + "\n")
         env = dict(os.environ, LOG_DIR=os.path.join(d, "logs"), KAFKA_HEAP_OPTS=self.heap)
         self.mm2_dir = d
-        self.mm2 = start_process([self.bin(script), path], os.path.join(d, "stdout.log"), env=env)
+        self.mm2 = start_process([self.bin(script), path], self.mm2_log(), env=env)
         t0 = time.time()
+        for source, target in enabled_flows(props):
+            # a topic that already exists says nothing about this process: its own log does
+            wait_for_log(self.mm2_log(), "|".join(rx % (re.escape(source), re.escape(target))
+                                                  for rx in (SOURCE_CONFIGURED, SOURCE_UP_TO_DATE)),
+                         max(1, timeout - (time.time() - t0)), self.mm2)
+        log("MM2 #%d configured its flows after %.1fs" % (self.mm2_count, time.time() - t0))
         if wait_for:
             self.wait_topic(wait_for[0], wait_for[1], timeout)
-            log("MM2 #%d replicating after %.1fs" % (self.mm2_count, time.time() - t0))
+            log("MM2 #%d found %s on %s after %.1fs" % (self.mm2_count, wait_for[1], wait_for[0], time.time() - t0))
         return props
+
+    def mm2_log(self):
+        """The log (stdout and stderr) of the last MM2 process started."""
+        return os.path.join(self.mm2_dir, "stdout.log")
 
     def stop_mm2(self):
         if self.mm2 is not None:

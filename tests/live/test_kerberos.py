@@ -157,7 +157,7 @@ def test_mm2_logs_in_through_the_kdc_and_mirrors_records_and_group_offsets(kerbe
     assert wait(lambda: sorted(values_on_b(lab, REMOTE)) == sorted("seed-%d" % i for i in range(30)), 90, step=2.0)
     # translated conservatively (never past what the group consumed on A), but translated
     assert wait(lambda: 0 < (group_offset(lab, "B", GROUP_PREFIX + "seed", REMOTE) or 0) <= 20, 90, step=2.0)
-    with open(lab.mm2_dir + "/stdout.log", errors="replace") as fh:
+    with open(lab.mm2_log(), errors="replace") as fh:
         mm2_log = fh.read()
     assert [line for line in mm2_log.splitlines() if AUTHZ.search(line)] == []
     # the tickets came from the KDC: a TGT for MirrorMaker 2's principal, then service tickets

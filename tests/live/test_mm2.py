@@ -5,6 +5,7 @@ Order matters: the last test stops MM2.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -123,12 +124,14 @@ def _read_all(bootstrap, topic, partitions=3):
     return out
 
 
-def _committed_source_offsets(lab, topic):
+def _committed_source_offsets(lab, props, topic):
     """The offsets of ``topic`` on A that A->B's MirrorSourceConnector has committed, read from its
-    offsets topic on B with the collection's reader of that topic."""
+    herder's offsets topic on B (named as mm2.properties ``props`` sets it) with the collection's
+    reader of that topic."""
     use_collection()
-    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import lag
-    records = [(rec.key, rec.value) for rec in _records(lab.bootstrap("B"), "mm2-offsets.A.internal")]
+    from ansible_collections.kafkaops.mirrormaker.plugins.module_utils.mm2 import lag, naming
+    offsets_topic = naming.herder_settings(props, "A", "B")["offset.storage.topic"]
+    records = [(rec.key, rec.value) for rec in _records(lab.bootstrap("B"), offsets_topic)]
     return dict((where, offset) for where, offset in lag.committed_from_topic(records, "MirrorSourceConnector", "A").items()
                 if where[0] == topic)
 
@@ -190,20 +193,21 @@ def test_crash_replay_counts_duplicates_not_losses(mm2, tmp_path):
     # Connect also commits a task's offsets whenever it stops the task, which it does when its
     # connector's configuration changes, and the flush interval changes every connector's (MM2
     # copies the target cluster's keys into them). So a first start stores the configurations, and
-    # the second fills only once the leader found them up to date: then only the new topic's
-    # discovery restarts the tasks, and that is before they hold any of its partitions.
+    # the second must find them up to date: then only the new topic's discovery restarts the tasks,
+    # and that is before they hold any of its partitions.
     worker = {"offset.flush.interval.ms": 600000}
-    up_to_date = "for A->B and configuration for MirrorSourceConnector is already up to date"
-    for stored in ("MirrorSourceConnector connector configured for A->B|" + up_to_date, up_to_date):
-        mm2.stop_mm2()
-        mm2.start_mm2(MM2_FLOWS_BOTH, worker=worker)
-        harness.wait_for_log(os.path.join(mm2.mm2_dir, "stdout.log"), stored, 120, mm2.mm2)
+    mm2.stop_mm2()
+    mm2.start_mm2(MM2_FLOWS_BOTH, worker=worker)
+    mm2.stop_mm2()
+    props = mm2.start_mm2(MM2_FLOWS_BOTH, worker=worker)
+    with open(mm2.mm2_log(), errors="replace") as fh:
+        assert re.search(harness.SOURCE_UP_TO_DATE % ("A", "B"), fh.read()), "the stored A->B configuration was rewritten"
     try:
         _fill(mm2.bootstrap("A"), topic, 300)
         _wait_mirrored(mm2, topic, 300)
         assert _end_total(mm2.bootstrap("B"), "A." + topic) >= 300
         mm2.kill_mm2()
-        assert _committed_source_offsets(mm2, topic) == {}, "the test's premise: nothing committed before the kill"
+        assert _committed_source_offsets(mm2, props, topic) == {}, "the test's premise: nothing committed before the kill"
         _fill(mm2.bootstrap("A"), topic, 300)
     finally:
         mm2.start_mm2(MM2_FLOWS_BOTH, wait_for=("B", "heartbeats"))

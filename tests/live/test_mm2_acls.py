@@ -105,7 +105,7 @@ def wait(predicate, timeout, step=1.0):
 
 
 def log_lines(lab):
-    with open(lab.mm2_dir + "/stdout.log", errors="replace") as fh:
+    with open(lab.mm2_log(), errors="replace") as fh:
         return fh.read().splitlines()
 
 

@@ -249,6 +249,6 @@ def test_mm2_mirrors_between_sasl_ssl_clusters(tls_lab):
         consumer.close()
     harness.log("MM2: %d records on TB after %.1fs more" % (len(values), time.time() - t0))
     assert sorted(values) == sorted("tls-%d" % i for i in range(RECORDS))
-    with open(os.path.join(tls_lab.mm2_dir, "stdout.log"), errors="replace") as fh:
+    with open(tls_lab.mm2_log(), errors="replace") as fh:
         mm2_log = fh.read()
     assert not re.search(r"SSLHandshakeException|SslAuthenticationException", mm2_log)
