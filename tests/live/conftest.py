@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from jobtools import MM2_FLOWS  # noqa: E402
+from jobtools import start_session_mm2  # noqa: E402
 
 
 def _interrupt(signum, _frame):
@@ -61,7 +61,7 @@ def secured_lab():
 @pytest.fixture(scope="session")
 def mm2(lab):
     """The session's MirrorMaker 2 (A<->B); tests that stop it must run last."""
-    lab.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+    start_session_mm2(lab)
     lab.wait_topic("A", "heartbeats", 60)
     yield lab
     lab.stop_mm2()
@@ -71,7 +71,7 @@ def mm2(lab):
 def running_mm2(mm2):
     """The session's MM2, started again when an earlier module's last test stopped it."""
     if mm2.mm2 is None or mm2.mm2.poll() is not None:
-        mm2.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+        start_session_mm2(mm2)
     return mm2
 
 

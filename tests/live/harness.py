@@ -22,7 +22,7 @@ from lab_brokers import cluster_id, commit_group, new_password, single_node_tail
 from lab_connect import ConnectMixin
 from lab_connect import committed_values, connect_rest, put_connector  # noqa: F401 pylint: disable=unused-import
 from lab_kdc import KdcMixin
-from lab_mm2 import FAST_INTERVALS, HARNESS_GLOBALS, SOURCE_UP_TO_DATE, Mm2Mixin  # noqa: F401 pylint: disable=unused-import
+from lab_mm2 import FAST_INTERVALS, HARNESS_GLOBALS, SOURCE_UP_TO_DATE, Mm2Mixin, internal_rest_globals  # noqa: F401 pylint: disable=unused-import
 from lab_process import (REPO, SMOKE_DIR, ansible_playbook, collections_path, find_archive,  # noqa: F401 pylint: disable=unused-import
                          format_properties, free_ports, load_connect, load_model, load_tuning, log, start_process, stop_process,
                          get_json, wait_for_log)

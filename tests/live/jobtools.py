@@ -21,6 +21,12 @@ MM2_FLOWS = [
 JARS_DIR = os.path.join(harness.REPO, ".cache", "spark-jars")
 
 
+def start_session_mm2(lab):
+    """The session's MirrorMaker 2 (MM2_FLOWS), started by the ``mm2`` fixture and again by every
+    test that stopped it: up once its heartbeats reach B."""
+    return lab.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+
+
 def run_ansible_module(module, args, *extra, python=sys.executable):
     """``ansible localhost -m <module> -a <json>`` with the collection found through <repo>/.collections
     and ``python`` (this venv's by default) as ansible_python_interpreter; returns (completed process,

@@ -29,6 +29,12 @@ FAST_INTERVALS = {
 }
 
 
+def internal_rest_globals(port=None):
+    """The globals that keep dedicated MirrorMaker's internal REST listener (the collection turns
+    it on: dedicated.mode.enable.internal.rest) on loopback, on ``port`` or a free one."""
+    return {"listeners": "http://127.0.0.1:%d" % (port or free_ports(1)[0]), "rest.advertised.host.name": "127.0.0.1"}
+
+
 # What MirrorHerder logs when its node leads a flow's herder and has written, or found unchanged, the
 # flow's MirrorSourceConnector configuration: only then does the connector run with this process's
 # settings (a changed configuration restarts its tasks, which commits their offsets).
@@ -58,9 +64,7 @@ class Mm2Mixin(object):
         glob = dict(HARNESS_GLOBALS)
         glob.update(FAST_INTERVALS)
         glob["plugin.discovery"] = "service_load"
-        rest = free_ports(1)[0]
-        glob["listeners"] = "http://127.0.0.1:%d" % rest
-        glob["rest.advertised.host.name"] = "127.0.0.1"
+        glob.update(internal_rest_globals())
         if policy:
             glob["replication.policy.class"] = policy
         glob.update(extra_globals or {})

@@ -22,7 +22,7 @@ from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 import harness
-from jobtools import MM2_FLOWS
+from jobtools import start_session_mm2
 from mm2_smoke import kafka_util
 
 PREFIX = "eos-tb-%s" % uuid.uuid4().hex[:6]
@@ -135,8 +135,7 @@ def test_dedicated_every_record_once_and_the_boundary_sets_the_transactions(lab,
     topic = "%s-dedicated-%s" % (PREFIX, boundary)
     create_topic(lab, topic)
     # no heartbeat herder EOB->EOA either: it would write into A's heartbeats topic
-    glob = {"emit.heartbeats.enabled": False, "listeners": "http://127.0.0.1:%d" % harness.free_ports(1)[0],
-            "rest.advertised.host.name": "127.0.0.1"}
+    glob = dict(harness.internal_rest_globals(), **{"emit.heartbeats.enabled": False})
     props = harness.load_model().build_properties(*flow_inputs(lab, topic, fields, glob))
     flow = "%s->%s." % (SOURCE, TARGET)
     assert ((props[flow + "transaction.boundary"], props.get(flow + "transaction.boundary.interval.ms"))
@@ -150,5 +149,5 @@ def test_dedicated_every_record_once_and_the_boundary_sets_the_transactions(lab,
     finally:
         lab.stop_mm2()
         if session_mm2:
-            lab.start_mm2(MM2_FLOWS, wait_for=("B", "heartbeats"))
+            start_session_mm2(lab)
     assert_boundary("dedicated", boundary, values, end, copied_for)

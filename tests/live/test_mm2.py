@@ -15,7 +15,8 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
 import harness
-from jobtools import JARS_DIR, MM2_FLOWS as MM2_FLOWS_BOTH, make_config, messages, run_job, spark_ready, statuses, use_collection
+from jobtools import (JARS_DIR, MM2_FLOWS as MM2_FLOWS_BOTH, make_config, messages, run_job, spark_ready,
+                      start_session_mm2, statuses, use_collection)
 from report_files import check_report_files
 
 ONE_WAY = [{"source": "A", "target": "B", "topics": ["mm2-smoke.*"], "sync_group_offsets": True}]
@@ -210,7 +211,7 @@ def test_crash_replay_counts_duplicates_not_losses(mm2, tmp_path):
         assert _committed_source_offsets(mm2, props, topic) == {}, "the test's premise: nothing committed before the kill"
         _fill(mm2.bootstrap("A"), topic, 300)
     finally:
-        mm2.start_mm2(MM2_FLOWS_BOTH, wait_for=("B", "heartbeats"))
+        start_session_mm2(mm2)
     _wait_mirrored(mm2, topic, 900)  # 600 records, the first 300 twice
     cfg = make_config(mm2, tmp_path, ONE_WAY, checks={"reconcile": {"topics": [topic], "settle_s": 5}})
     doc = run_job(cfg, tmp_path, mode="reconcile")
