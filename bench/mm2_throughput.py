@@ -8,7 +8,8 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
 * MirrorMaker 2 - connect-mirror-maker.sh (dedicated mode) with an mm2.properties
                  rendered by plugins/module_utils/mm2/model.py, once per --configs entry;
                  rate from the first record of A.bench (bench with the identity policy) seen on B to the last one
-                 (end offsets polled every --poll-ms), startup delay reported apart;
+                 (end offsets polled every --poll-ms), startup delay reported apart; configs role-eos and
+                 role-eos-interval with exactly-once, then the delay below, MirrorMaker still running;
 * Connect      - configs connect / connect-eos / connect-eos-interval: the DR layout, MirrorSourceConnector and
                  MirrorCheckpointConnector on a distributed Connect worker next to B
                  (tests/live/harness.py Lab.start_connect, worker properties and connector
@@ -17,7 +18,8 @@ One run: two single-node KRaft brokers (A, B) from the lab archive on 127.0.0.1,
                  (dr-bench-eos...) -> B:dr-bench (dr-bench-eos...), measured like dedicated mode;
                  then, with the connectors still running, the delay until a read_committed reader on
                  B sees a record written to A (records written one every 50 ms, the delay from
-                 each record's timestamp, which MirrorMaker keeps, to its arrival): p50 and p99.
+                 each record's timestamp, which MirrorMaker keeps, to its arrival): p50 and p99;
+* exactly-once - each layout's EOS configs against its EOS-off config (role, connect) in the same run.
 
 Prints a table and writes bench/results/mm2_throughput-<date>.json.
 Needs: the project's venv (PyYAML; kafka-python through tests/live/harness.py), java + javac 17, the lab
@@ -47,8 +49,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Brokers and processes are started the same way as for the live-broker tests (tests/live).
 sys.path.insert(0, os.path.join(REPO, "tests", "live"))
-from harness import (Lab, connect_rest, find_archive, format_properties, free_ports, load_connect, load_model, load_tuning, log,  # noqa: E402 pylint: disable=wrong-import-position
-                     put_connector, start_process, stop_process as stop)
+from harness import (HARNESS_GLOBALS, Lab, connect_rest, find_archive, format_properties, free_ports,  # noqa: E402 pylint: disable=wrong-import-position
+                     internal_rest_globals, load_connect, load_model, load_tuning, log, put_connector, start_process,
+                     stop_process as stop)
 TOOL_SRC = os.path.join(HERE, "mm2_throughput.d", "BenchTool.java")
 ROLE_DEFAULTS = os.path.join(REPO, "roles", "mirrormaker", "defaults", "main.yml")
 CONNECT_ROLE_DEFAULTS = os.path.join(REPO, "roles", "connect", "defaults", "main.yml")
@@ -70,17 +73,6 @@ CONSUMER_TUNING = OrderedDict([("fetch.max.bytes", "52428800"), ("max.partition.
 # idempotence on and 5 requests in flight, which keeps per-partition order just the same.
 INFLIGHT = OrderedDict([("enable.idempotence", "true"), ("max.in.flight.requests.per.connection", "5")])
 
-# Harness-only globals: single-broker clusters need replication factor 1 everywhere.
-HARNESS_GLOBALS = OrderedDict([
-    ("replication.factor", 1),
-    ("checkpoints.topic.replication.factor", 1),
-    ("heartbeats.topic.replication.factor", 1),
-    ("offset-syncs.topic.replication.factor", 1),
-    ("offset.storage.replication.factor", 1),
-    ("status.storage.replication.factor", 1),
-    ("config.storage.replication.factor", 1),
-])
-
 # MirrorSourceTask sends an offset sync each time a partition's translated offset would lag
 # offset.lag.max (100) records behind (OffsetSyncWriter.PartitionState.update), to the source cluster
 # in dedicated mode and to the target in the Connect layout (offset-syncs.topic.location=target):
@@ -99,6 +91,11 @@ CONFIG_DOCS = OrderedDict([
                       "is written to B as bench, not A.bench"),
     ("role-sync-lag", "role + A->B.offset.lag.max=%d instead of 100: a hundredth of the offset syncs "
                       "(MirrorSourceTask -> OffsetSyncWriter)" % SYNC_LAG),
+    ("role-eos", "role with exactly-once as the collection derives it in dedicated mode (mirrormaker_exactly_once: "
+                 "true): B.exactly.once.source.support=enabled, the flow's default transaction.boundary=poll, and "
+                 "A.consumer.isolation.level=read_committed as the flow model's warning asks"),
+    ("role-eos-interval", "role-eos with the flow's transaction_boundary: interval (one transaction a second, "
+                          "A->B.transaction.boundary.interval.ms=1000)"),
     ("tasks", "tasks.max = partitions, no client overrides"),
     ("tuned", "tasks.max = partitions + per-flow A->B.producer.override.* and A->B.consumer.*"),
     ("tuned-inflight", "tuned + A->B.producer.override.enable.idempotence=true, max.in.flight=5"),
@@ -148,8 +145,16 @@ LEVERS = OrderedDict([("role-one-herder", "role"), ("role-identity", "role"), ("
                       ("connect-sync-lag", "connect")])
 # The dedicated-mode config the Connect layout is compared with (first one run): the role's defaults.
 DEDICATED_REFERENCE = ("role", "tuned")
+# Dedicated exactly-once configs: name -> the flow's own fields.
+DEDICATED_EOS = OrderedDict([("role-eos", {}), ("role-eos-interval", {"transaction_boundary": "interval"})])
 # Dedicated configs made of the role's shipped defaults.
-ROLE_BASED = ("role", "role-inflight", "role-one-herder", "role-identity", "role-sync-lag")
+ROLE_BASED = ("role", "role-inflight", "role-one-herder", "role-identity", "role-sync-lag") + tuple(DEDICATED_EOS)
+# Dedicated configs whose run ends with the delay until a read_committed reader sees a record (every
+# Connect config's does): exactly-once and what it is held against.
+DEDICATED_VISIBLE = (ROLE_DEFAULT,) + tuple(DEDICATED_EOS)
+# Each layout's exactly-once configs: (layout, EOS off, EOS per poll, EOS per interval).
+EOS_SETS = (("dedicated", ROLE_DEFAULT, "role-eos", "role-eos-interval"),
+            ("Connect", "connect", "connect-eos", "connect-eos-interval"))
 # Goals reported against (printed, never enforced): DR layout with EOS off >= 0.8x the client
 # copy; EOS costs at most 30 % of the EOS-off Connect rate; each layout's defaults >= 0.9x the
 # client copy with as many threads as MirrorMaker tasks.
@@ -298,9 +303,7 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
         role_globals, options["flow_defaults"], options["worker_defaults"] = role_defaults()
         glob.update(role_globals)
     glob.update(HARNESS_GLOBALS)
-    # dedicated.mode.enable.internal.rest=true (role default) starts a REST listener: keep it local
-    glob["listeners"] = "http://127.0.0.1:%d" % rest_port
-    glob["rest.advertised.host.name"] = "127.0.0.1"
+    glob.update(internal_rest_globals(rest_port))
     if name not in ("stock",) + ROLE_BASED:
         flow["tasks_max"] = partitions
     if name in ("tuned", "tuned-inflight", "tuned-inflight-sl"):
@@ -320,6 +323,10 @@ def mm2_inputs(name, a_bs, b_bs, partitions, rest_port):
         flow["replication_policy"] = "identity"
     if name == "role-sync-lag":
         flow["properties"]["offset.lag.max"] = str(SYNC_LAG)
+    if name in DEDICATED_EOS:
+        options["exactly_once"] = True
+        flow.update(DEDICATED_EOS[name])
+        clusters[0]["properties"]["consumer.isolation.level"] = "read_committed"
     if name == "tuned-inflight-sl":
         # MirrorMaker scans the classpath for plugins once, then each herder (worker config =
         # the target alias' keys) again; every Apache jar has ServiceLoader manifests.
@@ -374,17 +381,19 @@ def connect_inputs(name, a_bs, b_bs):
     return clusters, [flow], OrderedDict(role_globals), options
 
 
-def visibility(a_bs, b_bs, topic, count, pace_s, timeout):
-    """How long after its write on A a read_committed reader on B sees a record of ``topic``: ``count``
-    records written ``pace_s`` apart (acks=all, one at a time), each record's delay from its timestamp
-    (the producer's CreateTime, which MirrorMaker keeps) to its arrival at the reader; seconds, p50 and p99."""
+def visibility(a_bs, b_bs, source, target, count, pace_s, timeout):
+    """How long after its write to ``source`` on A a read_committed reader of ``target`` on B sees a
+    record: ``count`` records written ``pace_s`` apart (acks=all, one at a time), each record's delay from
+    its timestamp (the producer's CreateTime, which MirrorMaker keeps) to its arrival at the reader;
+    seconds, p50 and p99."""
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     consumer = KafkaConsumer(bootstrap_servers=b_bs, isolation_level="read_committed", enable_auto_commit=False,
                              fetch_max_wait_ms=100)
     producer = KafkaProducer(bootstrap_servers=a_bs, acks="all", linger_ms=0)
-    tag = b"visible-%d-" % os.getpid()
+    # its own tag each time: a later round copies the records an earlier one wrote here all over again
+    tag = b"visible-%d-%d-" % (os.getpid(), time.time_ns())
     try:
-        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        parts = [TopicPartition(target, p) for p in sorted(consumer.partitions_for_topic(target) or ())]
         consumer.assign(parts)
         consumer.seek_to_end()
         for part in parts:
@@ -392,7 +401,7 @@ def visibility(a_bs, b_bs, topic, count, pace_s, timeout):
 
         def write():
             for i in range(count):
-                producer.send(topic, value=tag + b"%d" % i).get(30)
+                producer.send(source, value=tag + b"%d" % i).get(30)
                 time.sleep(pace_s)
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
@@ -412,6 +421,39 @@ def visibility(a_bs, b_bs, topic, count, pace_s, timeout):
         return round(delays[min(len(delays) - 1, int(q * len(delays)))], 3) if delays else None
     return OrderedDict([("records", len(delays)), ("p50_s", pct(0.5)), ("p99_s", pct(0.99)),
                         ("max_s", round(delays[-1], 3) if delays else None)])
+
+
+def measure_visible(name, a_bs, b_bs, source, target, args):
+    """``visibility`` of a running config, logged."""
+    visible = visibility(a_bs, b_bs, source, target, VISIBLE_RECORDS, VISIBLE_PACE_S, args.timeout)
+    log("%s: a record written to A is seen by a read_committed reader on B after p50 %ss, p99 %ss (%d records)"
+        % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
+    return visible
+
+
+def source_records(bootstrap, topic):
+    """The records ``topic`` holds (the sum of its end offsets: nothing writes transactions to A)."""
+    from kafka import KafkaConsumer, TopicPartition
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        return sum(consumer.end_offsets(parts).values())
+    finally:
+        consumer.close()
+
+
+def committed_rate(name, java, a_bs, b_bs, source, target, rate, args):
+    """An exactly-once run's rate in records: transaction markers take offsets on B, so its records are
+    counted (not timed) and the rate scaled by records / end offsets. Returns (rate, the count)."""
+    counted = json.loads(run(java + ["count", b_bs, target, str(args.timeout)], args.timeout + 60)
+                         .strip().splitlines()[-1])
+    if counted["end_offsets"]:
+        rate = rate * counted["records"] / counted["end_offsets"]
+    written = source_records(a_bs, source)
+    log("%s: %d committed records on B:%s (%s), end offsets %d (transaction markers: %d)"
+        % (name, counted["records"], target, "exactly the source's" if counted["records"] == written
+           else "source has %d" % written, counted["end_offsets"], counted["end_offsets"] - counted["records"]))
+    return rate, counted
 
 
 def connector_status(url, name):
@@ -587,9 +629,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     wrc = w.wait(0 if failures else max(1, deadline - time.time()))
     visible = None
     if wrc == 0 and not failures:
-        visible = visibility(a_bs, b_bs, topic, VISIBLE_RECORDS, VISIBLE_PACE_S, args.timeout)
-        log("%s: a record written to A is seen by a read_committed reader on B after p50 %ss, p99 %ss (%d records)"
-            % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
+        visible = measure_visible(name, a_bs, b_bs, topic, topic, args)
     statuses = OrderedDict((cname, connector_status(url, cname)) for cname in configs)
     worker_alive = worker["proc"].poll() is None
     for cname in configs:
@@ -601,16 +641,7 @@ def run_connect(name, args, lab, java, a_bs, b_bs, tmp):
     first_seen, rate = w.rate(args.records)
     counted = None
     if exactly_once and rate:
-        # transaction markers take offsets: count the committed records (not timed) and scale
-        counted = json.loads(run(java + ["count", b_bs, topic, str(args.timeout)], args.timeout + 60)
-                             .strip().splitlines()[-1])
-        if counted["end_offsets"]:
-            rate = rate * counted["records"] / counted["end_offsets"]
-        written = args.records + (VISIBLE_RECORDS if visible else 0)
-        log("%s: %d committed records on B:%s (%s), end offsets %d (transaction markers: %d)"
-            % (name, counted["records"], topic, "exactly the source's" if counted["records"] == written
-               else "source has %d" % written, counted["end_offsets"],
-               counted["end_offsets"] - counted["records"]))
+        rate, counted = committed_rate(name, java, a_bs, b_bs, topic, topic, rate, args)
     # Lab.start_connect names a worker's directory connect-<n> by the workers running now, so the
     # next config's worker would get the same one: move it into this config's directory
     wdir = os.path.join(d, "worker")
@@ -719,8 +750,10 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
     with open(os.path.join(d, "mm2.properties"), "w") as fh:
         fh.write(text)
     log("MM2 %s: %s" % (name, CONFIG_DOCS[name]))
-    w = Watcher(java, b_bs, target_topic(plan), args.records, args.poll_ms,
-                args.timeout, os.path.join(d, "watch.log"))
+    target = target_topic(plan)
+    exactly_once = name in DEDICATED_EOS
+    w = Watcher(java, b_bs, target, args.records, args.poll_ms, args.timeout, os.path.join(d, "watch.log"),
+                settle_ms=EOS_SETTLE_MS if exactly_once else 0)
     time.sleep(2)
     # the role's heap, as the Connect worker runs with the bench's (the same -Xms1g -Xmx1g as the
     # connect role's): connect-mirror-maker.sh alone starts at 256 MB and grows while it copies
@@ -729,9 +762,15 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
     t_start = time.time()
     mm2 = start([os.path.join(bin_, "connect-mirror-maker.sh"), os.path.join(d, "mm2.properties")], out, env=env)
     wrc = w.wait(args.timeout + 30)
+    visible = None
+    if wrc == 0 and name in DEDICATED_VISIBLE:
+        visible = measure_visible(name, a_bs, b_bs, TOPIC, target, args)
     mm2_alive = mm2.poll() is None
     stop(mm2, 30)
     first_seen, rate = w.rate(args.records)
+    counted = None
+    if exactly_once and rate:
+        rate, counted = committed_rate(name, java, a_bs, b_bs, TOPIC, target, rate, args)
     clients = replication_clients(out)
     res = OrderedDict([
         ("records_per_s", round(rate) if rate else None),
@@ -741,6 +780,8 @@ def run_dedicated(name, mirrormaker_heap, rest, java, bin_, a_bs, b_bs, model, a
         ("seconds_first_to_last", round(w.samples[-1][0] - first_seen, 3) if rate else None),
         ("completed", wrc == 0), ("mm2_alive_at_end", mm2_alive),
         ("samples", len(w.samples)),
+        ("records_on_target", counted),
+        ("visible", visible),
         ("description", CONFIG_DOCS[name]),
         ("kafka_heap_opts", mirrormaker_heap),
         ("mm2_properties", OrderedDict((k, v) for k, v in props.items())),
@@ -943,6 +984,8 @@ def bench(args, configs, archive, model, tmp):
                  + ("" if role else " (config %r not run)" % ROLE_DEFAULT))
     ratios = connect_ratios(results, copy_rate)
     lines.extend(ratios.pop("lines"))
+    eos = eos_ratios(results, copy_rate)
+    lines.extend(eos.pop("lines"))
     ceilings = ceiling_ratios(results, configs)
     lines.extend(ceilings.pop("lines"))
     levers = lever_ratios(results)
@@ -970,6 +1013,7 @@ def bench(args, configs, archive, model, tmp):
                                                          timeout=30, check=False).stderr.splitlines()[0])])),
         ("role_default_config", ROLE_DEFAULT), ("role_default_ratio", role and role["ratio_to_client_copy"]),
         ("connect_ratios", ratios),
+        ("eos_ratios", eos),
         ("ceiling_ratios", ceilings),
         ("lever_ratios", levers),
         ("results", results),
@@ -994,6 +1038,45 @@ def bench(args, configs, archive, model, tmp):
 def fmt(value):
     """A ratio as the report prints it."""
     return "n/a" if value is None else "%.2fx" % value
+
+
+def verdict(ok):
+    """A goal's verdict as the report prints it."""
+    return "not measured" if ok is None else ("holds" if ok else "does NOT hold")
+
+
+def eos_ratios(results, copy_rate):
+    """Per layout, each exactly-once boundary against the same layout with EOS off in this run (its
+    cost, goal <= GOAL_EOS_COST) and against the client copy, and the delay until a read_committed
+    reader on B sees a record, EOS off beside it."""
+    out, lines = OrderedDict(), []
+    for layout, off, poll, interval in EOS_SETS:
+        base = (results.get(off) or {}).get("records_per_s")
+        for name in (off, poll, interval):
+            if name not in results:
+                continue
+            rate = results[name]["records_per_s"]
+            entry = OrderedDict([("layout", layout), ("eos_off", off),
+                                 ("to_client_copy", round(rate / copy_rate, 3) if rate else None)])
+            if name != off:
+                entry["to_eos_off"] = round(rate / base, 3) if rate and base else None
+                entry["cost"] = None if entry["to_eos_off"] is None else round(1 - entry["to_eos_off"], 3)
+                entry["goal_holds"] = None if entry["cost"] is None else entry["cost"] <= GOAL_EOS_COST
+                lines.append("mm2_throughput: %s layout, %s / %s = %s, EOS costs %s (goal <= %d%%: %s); %s client copy"
+                             % (layout, name, off, fmt(entry["to_eos_off"]),
+                                "n/a" if entry["cost"] is None else "%d%%" % round(100 * entry["cost"]),
+                                round(100 * GOAL_EOS_COST), verdict(entry["goal_holds"]),
+                                fmt(entry["to_client_copy"])))
+            entry["visible"] = results[name].get("visible")
+            out[name] = entry
+        for name in (off, poll, interval):
+            visible = (out.get(name) or {}).get("visible")
+            if visible and visible["records"]:
+                lines.append("mm2_throughput: %s: written to A -> seen on B by a read_committed reader: p50 %.2f s, "
+                             "p99 %.2f s (%d records)" % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
+    out["goal_eos_cost"] = GOAL_EOS_COST
+    out["lines"] = lines
+    return out
 
 
 def ceiling_ratios(results, configs):
@@ -1066,45 +1149,20 @@ def connect_ratios(results, copy_rate):
     def rate(name):
         return results[name]["records_per_s"] if name in results else None
 
-    def verdict(ok):
-        return "not measured" if ok is None else ("holds" if ok else "does NOT hold")
-
     out = OrderedDict()
-    conn, eos, eos_interval = rate("connect"), rate("connect-eos"), rate("connect-eos-interval")
+    conn = rate("connect")
     ref = next((n for n in DEDICATED_REFERENCE if rate(n)), None)
     out["connect_to_client_copy"] = round(conn / copy_rate, 3) if conn else None
-    out["connect_eos_to_connect"] = round(eos / conn, 3) if conn and eos else None
-    out["eos_cost"] = round(1 - eos / conn, 3) if conn and eos else None
-    out["connect_eos_to_client_copy"] = round(eos / copy_rate, 3) if eos else None
     out["dedicated_reference"] = ref
     out["connect_to_dedicated"] = round(conn / rate(ref), 3) if conn and ref else None
     out["goal_connect_to_client_copy"] = GOAL_CONNECT_RATIO
     out["goal_connect_holds"] = (None if out["connect_to_client_copy"] is None
                                  else out["connect_to_client_copy"] >= GOAL_CONNECT_RATIO)
-    out["eos_interval_cost"] = round(1 - eos_interval / conn, 3) if conn and eos_interval else None
-    out["goal_eos_cost"] = GOAL_EOS_COST
-    out["goal_eos_holds"] = None if out["eos_cost"] is None else out["eos_cost"] <= GOAL_EOS_COST
-    out["visible"] = OrderedDict((name, results[name].get("visible")) for name in CONNECT_CONFIGS if name in results)
     lines = []
-    if "connect" in results or "connect-eos" in results:
+    if "connect" in results:
         lines.append("mm2_throughput: connect (DR layout, collection defaults, EOS off) = %s client copy "
                      "(goal >= %.2fx: %s)" % (fmt(out["connect_to_client_copy"]), GOAL_CONNECT_RATIO,
                                               verdict(out["goal_connect_holds"])))
-        lines.append("mm2_throughput: connect-eos / connect = %s, EOS costs %s (goal <= %d%%: %s); "
-                     "connect-eos = %s client copy"
-                     % (fmt(out["connect_eos_to_connect"]),
-                        "n/a" if out["eos_cost"] is None else "%d%%" % round(100 * out["eos_cost"]),
-                        round(100 * GOAL_EOS_COST), verdict(out["goal_eos_holds"]),
-                        fmt(out["connect_eos_to_client_copy"])))
-        if eos_interval:
-            lines.append("mm2_throughput: connect-eos-interval / connect = %s, EOS per interval costs %s"
-                         % (fmt(round(eos_interval / conn, 3) if conn else None),
-                            "n/a" if out["eos_interval_cost"] is None
-                            else "%d%%" % round(100 * out["eos_interval_cost"])))
-        for name, visible in out["visible"].items():
-            if visible and visible["records"]:
-                lines.append("mm2_throughput: %s: written to A -> seen on B by a read_committed reader: p50 %.2f s, "
-                             "p99 %.2f s (%d records)" % (name, visible["p50_s"], visible["p99_s"], visible["records"]))
         lines.append("mm2_throughput: connect / dedicated %s = %s"
                      % (ref or "(%s not run)" % "/".join(DEDICATED_REFERENCE), fmt(out["connect_to_dedicated"])))
     # tasks.max against the collection's default, and the source tasks Connect actually ran
